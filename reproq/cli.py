@@ -1,0 +1,122 @@
+"""The ``reproq`` command.
+
+    reproq data fetch [DATASET ...] [--force]   download and verify (all datasets by default)
+    reproq data status [DATASET ...]            a table: dataset, file, verified / missing / corrupt
+    reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt
+    reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force]
+                                                execute the notebooks headless (papermill)
+
+Errors about data or notebooks are printed as one message, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from reproq import paths, runner
+from reproq.data import sources
+from reproq.data.errors import DataError
+from reproq.data.registry import DATASETS, DESCRIPTIONS
+
+
+def _data_fetch(args) -> int:
+    failed = 0
+    for dataset in args.datasets or DATASETS:
+        for result in sources.fetch(dataset, force=args.force):
+            if result.state == "failed":
+                failed += 1
+                print(f"  missing   {result.file.key}\n            {result.message}", file=sys.stderr)
+            else:
+                origin = "" if result.source == "already here" else f"  (from {result.source})"
+                print(f"  {result.state:<9} {result.file.key}{origin}")
+    if failed:
+        print(f"{failed} file(s) could not be fetched; the notebooks fall back to synthetic stand-ins where a "
+              "corpus is missing, and say so.", file=sys.stderr)
+    return 0
+
+
+def _data_status(args) -> int:
+    rows = sources.status(args.datasets or None)
+    width = max(len(f"{d}/{p}") for d, p, _ in rows)
+    print(f"data dir: {paths.data_dir()}   mirror: {paths.data_mirror() or '-'}")
+    print(f"{'file':<{width}}  state")
+    current = None
+    for dataset, path, state in rows:
+        if dataset != current:
+            current = dataset
+            print(f"# {dataset}: {DESCRIPTIONS.get(dataset, '')}")
+        print(f"{dataset + '/' + path:<{width}}  {state}")
+    return 0
+
+
+def _data_verify(args) -> int:
+    rows = sources.status(args.datasets or None)
+    corrupt = [f"{d}/{p}" for d, p, s in rows if s == "corrupt"]
+    present = sum(s in ("verified", "unverified") for _, _, s in rows)
+    print(f"{present} file(s) present and checked, {len(corrupt)} corrupt")
+    for key in corrupt:
+        print(f"  corrupt: {key} — `reproq data fetch {key.split('/')[0]}` replaces it", file=sys.stderr)
+    return 1 if corrupt else 0
+
+
+def _parse_param(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--param takes KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def _run(args) -> int:
+    try:
+        for outcome in runner.run(profile=args.profile, only=args.only, parameters=dict(args.param),
+                                  force=args.force):
+            note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
+            print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
+    except runner.NotebookFailed as exc:
+        print(f"FAILED   {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reproq", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    data = commands.add_parser("data", help="fetch, inspect and verify the datasets")
+    data_commands = data.add_subparsers(dest="data_command", required=True)
+    for name, func, help_text in [("fetch", _data_fetch, "download and verify"),
+                                  ("status", _data_status, "what is present, missing or corrupt"),
+                                  ("verify", _data_verify, "re-hash what is present")]:
+        sub = data_commands.add_parser(name, help=help_text)
+        sub.add_argument("datasets", nargs="*", metavar="DATASET",
+                         help=f"one of {', '.join(DATASETS)} (default: all)")
+        if name == "fetch":
+            sub.add_argument("--force", action="store_true", help="download again even if verified")
+        sub.set_defaults(func=func)
+
+    run = commands.add_parser("run", help="execute the notebooks headless with papermill")
+    run.add_argument("--profile", choices=runner.PROFILES, default="cpu")
+    run.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 01 or 01_lexical_baselines")
+    run.add_argument("--param", "-p", action="append", type=_parse_param, default=[], metavar="KEY=VALUE",
+                     help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
+    run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged")
+    run.set_defaults(func=_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (DataError, ValueError) as exc:
+        print(f"reproq: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Shared fixtures.
+
+Real data comes through ``reproq.data.sources`` (the data dir, filled from ``REPROQ_DATA_MIRROR`` or
+GitHub). Where it cannot be had a test that needs it is skipped — except under CI (``CI=true``), where
+the mirror is part of the contract and a missing file fails the test instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from reproq.data import sources
+from reproq.data.errors import MissingDataError
+
+
+@pytest.fixture(scope="session")
+def real_data():
+    """``real_data(dataset, path) -> Path``: the verified local file, or skip (fail under CI)."""
+
+    def need(dataset: str, path: str):
+        try:
+            return sources.require(dataset, path)
+        except MissingDataError as exc:
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"real data is required under CI: {exc}")
+            pytest.skip(str(exc))
+
+    return need
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _scratch_build(tmp_path_factory):
+    """Keep test runs (smoke notebooks, synthetic corpora) out of the developer's build/ folder."""
+    if "REPROQ_BUILD" not in os.environ:
+        os.environ["REPROQ_BUILD"] = str(tmp_path_factory.mktemp("build"))
+    yield

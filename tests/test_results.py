@@ -1,0 +1,92 @@
+"""Records join the papers' numbers; synthetic and smoke outputs can never pass for reproductions."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from reproq import paths, results  # noqa: E402
+from reproq.results import Record, Run  # noqa: E402
+
+
+def bm25(split, metric, value, *, synthetic=False, seed=0):
+    return Record("lei2016", "Table 2", "askubuntu", split, "BM25", "pooling=-", metric, value,
+                  seeds=(seed,), synthetic=synthetic)
+
+
+def test_paper_values_parse_and_percentages_become_fractions():
+    assert results.paper_value("423K") == 423_000
+    assert results.paper_value("1.05M") == pytest.approx(1_050_000)
+    assert results.paper_value("N/A") != results.paper_value("N/A")  # nan
+    lei = results.paper_numbers("lei2016", "Table 2")
+    row = lei[(lei.method == "BM25") & (lei.split == "dev") & (lei.metric == "MAP")]
+    assert row.value.item() == pytest.approx(0.520) and row.printed.item() == "52.0"
+    smol = results.paper_numbers("smolyakov2017", "Table 6")
+    assert smol[(smol.method == "BM25") & (smol.split == "dev") & (smol.metric == "MAP")].value.item() == 0.52
+    counts = results.paper_numbers("lei2016", "Table 1")
+    assert counts[counts.metric == "dev_queries"].value.item() == 200  # counts are not rescaled
+
+
+def test_compare_joins_with_paper_and_computes_gap():
+    table = results.compare([bm25("dev", "MAP", 0.52), bm25("dev", "MRR", 0.70)], scale=100)
+    assert list(table["in paper"]) == pytest.approx([52.0, 66.0])
+    assert list(table["delta"]) == pytest.approx([0.0, 4.0])
+    assert "reproduced" in table and "synthetic (not a reproduction)" not in table
+
+
+def test_compare_averages_seeds_with_std():
+    table = results.compare([bm25("dev", "MAP", v, seed=s) for s, v in enumerate([0.50, 0.54])], scale=100)
+    assert table["reproduced"].item() == pytest.approx(52.0)
+    assert table["std"].item() == pytest.approx(2.828, abs=1e-3) and table["n"].item() == 2
+    assert results.format_table(table)["reproduced"].item() == "52.0 ± 2.8"
+
+
+def test_synthetic_numbers_never_sit_under_a_reproduction_heading():
+    table = results.compare([bm25("dev", "MAP", 0.9, synthetic=True)])
+    assert "reproduced" not in table and "delta" not in table and "in paper" not in table
+    assert "synthetic (not a reproduction)" in table
+
+
+def test_run_writes_outputs_with_settings_and_keeps_synthetic_apart(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    run = Run("01_demo", profile="cpu", parameters={"SEEDS": [1]})
+    real = run.save_records([bm25("dev", "MAP", 0.52)], "lei_table2")
+    fake = run.save_records([bm25("dev", "MAP", 0.99, synthetic=True)], "lei_table2")
+    assert real == tmp_path / "results" / "01_demo" / "lei_table2.jsonl"
+    assert fake.name == "lei_table2__synthetic.jsonl" and real.read_text() != fake.read_text()
+    settings = json.loads((real.parent / "settings.json").read_text())
+    assert settings["lei_table2.jsonl"]["parameters"] == {"SEEDS": [1]}
+    assert settings["lei_table2__synthetic.jsonl"]["synthetic"] is True
+    assert json.loads(real.read_text().splitlines()[0])["value"] == 0.52
+
+
+def test_smoke_runs_never_write_to_committed_results(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    path = Run("01_demo", profile="smoke").save_records([bm25("dev", "MAP", 0.52)], "t")
+    assert path.is_relative_to(tmp_path / "build" / "smoke")
+
+
+def test_synthetic_figure_must_say_so_in_its_title(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    run = Run("01_demo", profile="cpu")
+    fig, ax = plt.subplots()
+    ax.set_title("BM25 on AskUbuntu dev")
+    with pytest.raises(ValueError, match="synthetic"):
+        run.save_figure(fig, "bm25", synthetic=True)
+    ax.set_title("BM25 on AskUbuntu dev (synthetic data)")
+    assert run.save_figure(fig, "bm25", synthetic=True).name == "bm25__synthetic.png"
+    plt.close(fig)
+
+
+def test_save_table_writes_csv_and_captioned_markdown(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    table = results.compare([bm25("dev", "MAP", 0.9, synthetic=True)])
+    path = Run("01_demo", profile="cpu").save_table(table, "t2", synthetic=True, caption="Lei Table 2.")
+    assert path.name == "t2__synthetic.csv"
+    assert path.with_suffix(".md").read_text().startswith("SYNTHETIC DATA, not a reproduction. Lei Table 2.")
