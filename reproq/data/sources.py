@@ -1,0 +1,180 @@
+"""Fetch, verify and locate the study's data files.
+
+A file is usable only once its git blob SHA-1 (``sha1(b"blob <size>\\0" + content)``, what ``git
+hash-object`` prints) matches the registry. Downloads go to a temporary file beside the target and are
+renamed into place only after they verify, so an interrupted or corrupted download never leaves behind a
+file that passes for complete. Sources are tried in order: the mirror (``REPROQ_DATA_MIRROR``, a folder
+or URL laid out ``<dataset>/<path>``), then GitHub at the pinned commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from tqdm.auto import tqdm
+
+from reproq import paths
+from reproq.data.errors import DataError, MissingDataError
+from reproq.data.registry import DATASETS, DataFile, files_of, lookup
+
+CHUNK = 1 << 20
+PROGRESS_MIN_BYTES = 4 << 20  # show a progress bar only for files this large
+TIMEOUT_S = 60
+
+# (path, size, mtime_ns) -> blob sha1: a file is hashed once per process unless it changes.
+_HASH_CACHE: dict[tuple[str, int, int], str] = {}
+
+
+def git_blob_sha1(path: str | Path) -> str:
+    """The git blob SHA-1 of a file, as ``git hash-object`` computes it.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "hello"; _ = p.write_bytes(b"hello\\n")
+    >>> git_blob_sha1(p)
+    'ce013625030ba8dba906f756967f9e9ca394464a'
+    """
+    path = Path(path)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _HASH_CACHE:
+        digest = hashlib.sha1(b"blob %d\0" % stat.st_size)
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(CHUNK), b""):
+                digest.update(chunk)
+        _HASH_CACHE[key] = digest.hexdigest()
+    return _HASH_CACHE[key]
+
+
+def local_path(f: DataFile, root: Path | None = None) -> Path:
+    return (root or paths.data_dir()) / f.dataset / f.path
+
+
+def state(f: DataFile, root: Path | None = None) -> str:
+    """``verified`` | ``missing`` | ``corrupt`` | ``unverified`` (present, but no pinned hash to check)."""
+    path = local_path(f, root)
+    if not path.is_file():
+        return "missing"
+    if f.blob_sha1 is None:
+        return "unverified"
+    return "verified" if git_blob_sha1(path) == f.blob_sha1 else "corrupt"
+
+
+def fetch_command(dataset: str) -> str:
+    return f"reproq data fetch {dataset}"
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    file: DataFile
+    state: str  # verified | unverified | failed
+    source: str  # where it came from ("already here" when nothing was downloaded)
+    message: str = ""
+
+
+def _open_source(source: str) -> tuple[BinaryIO, int | None]:
+    """Open a local path or a URL for reading; returns the stream and its length when known."""
+    if "://" not in source:
+        if not os.path.isfile(source):
+            raise FileNotFoundError(f"no such file {source}")
+        return open(source, "rb"), os.path.getsize(source)
+    response = urllib.request.urlopen(source, timeout=TIMEOUT_S)  # noqa: S310 (URLs come from the registry)
+    length = response.headers.get("Content-Length")
+    return response, int(length) if length else None
+
+
+def _sources(f: DataFile, mirror: str | None) -> list[str]:
+    found = []
+    if mirror:
+        found.append(mirror.rstrip("/") + "/" + f.key if "://" in mirror else str(Path(mirror) / f.key))
+    found.append(f.url)
+    return found
+
+
+def _download(source: str, f: DataFile, target: Path, progress: bool) -> None:
+    """Copy ``source`` to ``target`` through a temporary file; rename only once the hash matches."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.part-{os.getpid()}")
+    try:
+        stream, length = _open_source(source)
+        with stream, open(part, "wb") as out, tqdm(
+            total=length or f.size, unit="B", unit_scale=True, desc=f.key, leave=False,
+            disable=not progress or (length or f.size or 0) < PROGRESS_MIN_BYTES,
+        ) as bar:
+            for chunk in iter(lambda: stream.read(CHUNK), b""):
+                out.write(chunk)
+                bar.update(len(chunk))
+        if f.blob_sha1 is not None and (got := git_blob_sha1(part)) != f.blob_sha1:
+            raise DataError(f"{f.key} from {source} has git blob SHA-1 {got}, expected {f.blob_sha1} "
+                            "(truncated or a different version); it was discarded")
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def fetch_file(f: DataFile, *, root: Path | None = None, mirror: str | None = None,
+               force: bool = False, progress: bool = True) -> FetchResult:
+    """Make ``f`` present and verified under ``root``; never raises for an unreachable file."""
+    target = local_path(f, root)
+    mirror = mirror if mirror is not None else paths.data_mirror()
+    current = state(f, root)
+    if current in ("verified", "unverified") and not force:
+        return FetchResult(f, current, "already here")
+    if current == "corrupt":
+        target.unlink()  # a wrong hash never reaches a reader
+    failures = []
+    for source in _sources(f, mirror):
+        try:
+            _download(source, f, target, progress)
+        except (OSError, urllib.error.URLError, DataError) as exc:
+            failures.append(f"{source}: {getattr(exc, 'reason', None) or exc}")
+            continue
+        return FetchResult(f, "verified" if f.blob_sha1 else "unverified", source)
+    message = (f"{f.key} ({f.note}) could not be fetched; tried " + "; ".join(failures)
+               + f". Retry with `{fetch_command(f.dataset)}`"
+               + ("" if mirror else " or set REPROQ_DATA_MIRROR to a mirror") + ".")
+    return FetchResult(f, "failed", "", message)
+
+
+def fetch(dataset: str, *, root: Path | None = None, mirror: str | None = None, force: bool = False,
+          progress: bool = True) -> list[FetchResult]:
+    """Fetch every registered file of ``dataset``; the results say which are missing and why."""
+    return [fetch_file(f, root=root, mirror=mirror, force=force, progress=progress)
+            for f in files_of(dataset)]
+
+
+def require(dataset: str, path: str, *, root: Path | None = None, download: bool = True) -> Path:
+    """The verified local copy of ``<dataset>/<path>``, fetched first if needed.
+
+    Raises :class:`MissingDataError` naming the file, where it comes from and the command to retry.
+    """
+    f = lookup(dataset, path)
+    if state(f, root) in ("verified", "unverified"):
+        return local_path(f, root)
+    if download:
+        result = fetch_file(f, root=root)
+        if result.state != "failed":
+            return local_path(f, root)
+        raise MissingDataError(result.message)
+    raise MissingDataError(f"{f.key} ({f.note}) is not in {root or paths.data_dir()}; "
+                           f"get it with `{fetch_command(dataset)}` (from {f.url}).")
+
+
+def available(dataset: str, path: str, *, root: Path | None = None, download: bool = True) -> bool:
+    """Whether ``<dataset>/<path>`` is (or can be made) present and verified; never raises."""
+    try:
+        require(dataset, path, root=root, download=download)
+    except MissingDataError:
+        return False
+    return True
+
+
+def status(datasets: list[str] | None = None, root: Path | None = None) -> list[tuple[str, str, str]]:
+    """``(dataset, path, state)`` for every registered file, states as :func:`state`."""
+    return [(f.dataset, f.path, state(f, root)) for d in (datasets or DATASETS) for f in files_of(d)]
+
