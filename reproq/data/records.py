@@ -66,6 +66,6 @@ def qa_stats(questions: Sequence[QAQuestion]) -> dict[str, int]:
         "pairs": sum(len(q.candidates) for q in questions),
         "positives": sum(q.n_positive for q in questions),
         "with_positive": sum(q.n_positive > 0 for q in questions),
-        "only_positive": sum(q.n_positive == len(q.candidates) for q in questions),
+        "only_positive": sum(0 < q.n_positive == len(q.candidates) for q in questions),
         "clean": sum(q.is_clean for q in questions),
     }
