@@ -42,6 +42,7 @@ class Record:
     setting: str
     metric: str
     value: float
+    variant: str = ""  # what tells our run apart from the paper's method (e.g. "shipped scores", "title only")
     seeds: tuple[int, ...] = ()
     synthetic: bool = False
     config: dict = field(default_factory=dict)
@@ -95,11 +96,11 @@ def records_frame(records: Iterable[Record]) -> pd.DataFrame:
 
 
 def summarize(records: Iterable[Record]) -> pd.DataFrame:
-    """Mean, std and number of seeds per (paper, table, …, metric), keeping the synthetic flag."""
+    """Mean, std and number of seeds per (paper, table, …, metric, variant), keeping the synthetic flag."""
     df = records_frame(records)
     if df.empty:
-        return pd.DataFrame(columns=KEYS + ["synthetic", "mean", "std", "n"])
-    grouped = df.groupby(KEYS + ["synthetic"], sort=False)["value"]
+        return pd.DataFrame(columns=KEYS + ["variant", "synthetic", "mean", "std", "n"])
+    grouped = df.groupby(KEYS + ["variant", "synthetic"], sort=False)["value"]
     out = grouped.agg(mean="mean", std=lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else float("nan"),
                       n="count")
     return out.reset_index()
@@ -198,6 +199,16 @@ class Run:
         self._write_settings(path, synthetic=synthetic, caption=caption)
         return path
 
+    def report(self, records: Sequence[Record], name: str, *, caption: str, scale: float = 1.0,
+               decimals: int = 1) -> pd.DataFrame:
+        """Save ``records`` and their side-by-side table with the paper (see :func:`compare`); return the
+        table for display."""
+        synthetic = any(r.synthetic for r in records)
+        self.save_records(records, name)
+        shown = format_table(compare(records, scale=scale), decimals=decimals)
+        self.save_table(shown, name, synthetic=synthetic, caption=caption)
+        return shown
+
     def save_figure(self, fig, name: str, *, synthetic: bool) -> Path:
         """Save a matplotlib figure as PNG; a synthetic figure must say so in its title."""
         if synthetic and "synthetic" not in _figure_titles(fig).lower():
@@ -212,3 +223,14 @@ class Run:
 def _figure_titles(fig) -> str:
     titles = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) else []
     return " ".join(titles + [ax.get_title() for ax in fig.axes])
+
+
+def banner(synthetic: bool, what: str):
+    """A loud notice for the notebook, shown above results that come from a synthetic stand-in."""
+    from IPython.display import Markdown
+
+    if not synthetic:
+        return Markdown(f"Real data: {what}.")
+    return Markdown(f"> **⚠ SYNTHETIC DATA — {what}.** The real files are not available here, so this section "
+                    "runs on the deterministic synthetic stand-in. Its numbers show that the code runs and "
+                    "learns; they are **not** a reproduction of any paper and are never compared with one.")

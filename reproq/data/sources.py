@@ -178,3 +178,8 @@ def status(datasets: list[str] | None = None, root: Path | None = None) -> list[
     """``(dataset, path, state)`` for every registered file, states as :func:`state`."""
     return [(f.dataset, f.path, state(f, root)) for d in (datasets or DATASETS) for f in files_of(d)]
 
+
+
+def provenance(dataset: str, paths_in_dataset: list[str]) -> dict[str, str]:
+    """``{"<dataset>/<path>": git blob SHA-1}`` of the files a result was computed from."""
+    return {f"{dataset}/{p}": lookup(dataset, p).blob_sha1 or "unverified" for p in paths_in_dataset}
