@@ -8,12 +8,15 @@ over token sequences (``reproq.baselines``); a neural model plugs in through the
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from reproq import metrics
-from reproq.data.askubuntu import EvalQuery, Question
+from reproq.baselines.tfidf import TfidfConfig, TfidfRanker
+from reproq.data.askubuntu import EvalQuery, Question, QuestionRetrievalData
 from reproq.data.records import QAQuestion
 from reproq.results import Record, code_version
 
@@ -39,6 +42,34 @@ def lexical_retrieval_scores(ranker, corpus: Mapping[str, Question], splits: Map
     return {split: [ranker.scores(question_tokens(corpus[q.id], fields), [row[c] for c in q.candidate_ids])
                     for q in queries]
             for split, queries in splits.items()}
+
+
+def retrieval_metrics(data: QuestionRetrievalData, scores: Mapping[str, Sequence[np.ndarray]]) -> dict[str, dict]:
+    """Lei et al.'s MAP / MRR / P@1 / P@5 per split (:func:`reproq.metrics.question_retrieval_scores`)."""
+    return {split: metrics.question_retrieval_scores([q.labels for q in getattr(data, split)], split_scores)
+            for split, split_scores in scores.items()}
+
+
+def tfidf_grid(data: QuestionRetrievalData, *, ngrams: Sequence[int] = (1, 2, 3),
+               stop_words: Sequence[bool] = (False, True), fields: Sequence[str] = FIELDS) -> pd.DataFrame:
+    """Lei et al.'s TF-IDF search (§6: n-gram order 1–3, with and without stop words), for each choice of
+    fields: one row per (fields, ngram_max, stop_words, split) with the metrics."""
+    rows = []
+    for fields_, n, stop in itertools.product(fields, ngrams, stop_words):
+        ranker = TfidfRanker(TfidfConfig(ngram_max=n, stop_words=stop))
+        scores = lexical_retrieval_scores(ranker, data.corpus, {"dev": data.dev, "test": data.test}, fields=fields_)
+        for split, values in retrieval_metrics(data, scores).items():
+            rows.append({"fields": fields_, "ngram_max": n, "stop_words": stop, "split": split, **values})
+    return pd.DataFrame(rows)
+
+
+def select_on_dev(grid: pd.DataFrame, *, by: str = "MRR", within: Sequence[str] = ("fields",),
+                  config: Sequence[str] = ("ngram_max", "stop_words")) -> pd.DataFrame:
+    """The dev and test rows of the configuration with the best dev ``by`` within each group: test numbers
+    are read at the configuration dev chose, never chosen on test."""
+    dev = grid[grid["split"] == "dev"]
+    best = dev.loc[dev.groupby(list(within))[by].idxmax(), list(within) + list(config)]
+    return grid.merge(best, on=list(within) + list(config)).reset_index(drop=True)
 
 
 def shipped_bm25_scores(queries: Sequence[EvalQuery]) -> list[np.ndarray]:

@@ -142,6 +142,17 @@ def format_table(table: pd.DataFrame, *, decimals: int = 1) -> pd.DataFrame:
     return shown.round(decimals)
 
 
+def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """A compact view of a :func:`compare` table for reading: one row per method (and whatever else varies),
+    one column per (split, metric), the paper's number under the reproduced one. Key columns that are the
+    same on every row are left out."""
+    value = "reproduced" if "reproduced" in table else "synthetic (not a reproduction)"
+    shown = [value] + (["in paper"] if "in paper" in table else [])
+    rows = [c for c in KEYS + ["variant"] if c not in ("split", "metric") and table[c].nunique() > 1]
+    columns = [c for c in ("split", "metric") if table[c].nunique() > 1] or ["metric"]
+    return table.pivot_table(index=rows or ["method"], columns=columns, values=shown, aggfunc="first", sort=False)
+
+
 class Run:
     """Where a notebook writes its deliverables; writes the run's settings beside each of them.
 
@@ -201,13 +212,13 @@ class Run:
 
     def report(self, records: Sequence[Record], name: str, *, caption: str, scale: float = 1.0,
                decimals: int = 1) -> pd.DataFrame:
-        """Save ``records`` and their side-by-side table with the paper (see :func:`compare`); return the
-        table for display."""
+        """Save ``records`` and their side-by-side table with the paper (see :func:`compare`); return a
+        compact copy for display (key columns that are the same on every row are left out)."""
         synthetic = any(r.synthetic for r in records)
         self.save_records(records, name)
-        shown = format_table(compare(records, scale=scale), decimals=decimals)
-        self.save_table(shown, name, synthetic=synthetic, caption=caption)
-        return shown
+        table = format_table(compare(records, scale=scale), decimals=decimals)
+        self.save_table(table, name, synthetic=synthetic, caption=caption)
+        return side_by_side(table)
 
     def save_figure(self, fig, name: str, *, synthetic: bool) -> Path:
         """Save a matplotlib figure as PNG; a synthetic figure must say so in its title."""
