@@ -5,6 +5,8 @@
     reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force]
                                                 execute the notebooks headless (papermill)
+    reproq bench [encoders|answer-ranking ...] [--profile cpu]
+                                                speed benchmarks; numbers go to results/bench/<name>.json
 
 Errors about data or notebooks are printed as one message, never as a traceback.
 """
@@ -12,6 +14,7 @@ Errors about data or notebooks are printed as one message, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 
@@ -83,6 +86,23 @@ def _run(args) -> int:
     return 0
 
 
+BENCHMARKS = {  # name -> module with main(out_path, *, profile) -> dict
+    "encoders": "reproq.bench.encoders",  # Lei et al. encoders vs torch.nn.LSTM, questions/s
+    "answer-ranking": "reproq.bench.answer_ranking",  # Tay et al. Figure 3, seconds per epoch
+}
+
+
+def _bench(args) -> int:
+    results_dir, _ = paths.output_dirs(args.profile)
+    for name in args.names or BENCHMARKS:
+        if name not in BENCHMARKS:
+            raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
+        out = results_dir / "bench" / f"{name}.json"
+        importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
+        print(f"{name}: numbers written to {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reproq", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -106,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
     run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged")
     run.set_defaults(func=_run)
+
+    bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")
+    bench.add_argument("names", nargs="*", metavar="NAME", help=f"one of {', '.join(BENCHMARKS)} (default: all)")
+    bench.add_argument("--profile", choices=runner.PROFILES, default="cpu")
+    bench.set_defaults(func=_bench)
     return parser
 
 
