@@ -156,8 +156,10 @@ def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
 class Run:
     """Where a notebook writes its deliverables; writes the run's settings beside each of them.
 
-    >>> run = Run("00_example", profile="smoke", parameters={"SEEDS": [1]})  # doctest: +SKIP
-    >>> run.save_records(records, "lei2016_table2")  # doctest: +SKIP
+    In a notebook::
+
+        run = Run("01_lexical_baselines", profile=PROFILE, parameters={"SEEDS": SEEDS})
+        run.report(records, "lei2016_table2_bm25", scale=100, caption="Lei et al. 2016 Table 2, BM25 row.")
 
     Outputs land in ``results/<notebook>/`` and ``figures/<notebook>/`` with a ``settings.json`` that
     says, per file, which parameters, code version, device and data produced it. Outputs of synthetic
