@@ -38,7 +38,7 @@ import numpy as np
 from reproq import paths
 from reproq.baselines.bm25 import BM25, BM25Config
 
-GENERATOR_VERSION = 1  # bump whenever the output changes: cached stand-ins are keyed by it
+GENERATOR_VERSION = 3  # bump whenever the output changes: cached stand-ins are keyed by it
 COMPLETE = "COMPLETE"  # marker written last into a finished stand-in folder
 DOMAINS = ("askubuntu", "android")
 
@@ -61,6 +61,9 @@ class SyntheticConfig:
     n_filler: int = 600  # filler words per domain: detail that says nothing about the intent
     vector_dim: int = 200  # AskUbuntu ships 200-d vectors (vectors_pruned.200.txt.gz)
     vector_noise: float = 1.0  # a surface word = concept centre + noise of this relative size
+    signal_share: float = 0.25  # share of the dims that carry meaning (concept centres live there); the rest none
+    nuisance_scale: float = 6.0  # common and filler words' vectors in the meaning-free dims, relative to the size
+    # of a concept word's meaning: a trained encoder can learn to look past them, an untrained one cannot
     # corpus
     n_questions: int = 3000  # real: 167,765 (AskUbuntu), 42,970 (Android)
     n_intents: int = 600  # duplicate groups; Zipf-like sizes, some singletons (mean 5)
@@ -89,6 +92,8 @@ class SyntheticConfig:
             if not 1 <= low <= high:
                 raise ValueError(f"{name} must be (low, high) with 1 <= low <= high, got {(low, high)}")
         shares = (self.body_intent_share, self.body_distractor_share, self.body_common_share)
+        if not 0 < self.signal_share <= 1:
+            raise ValueError(f"signal_share must be in (0, 1], got {self.signal_share}")
         if min(shares) < 0 or sum(shares) > 1:
             raise ValueError(f"body shares must be >= 0 and sum to at most 1, got {shares}")
         n_used = self.n_train_queries + self.n_dev_queries + self.n_test_queries + self.n_heldout
@@ -152,15 +157,23 @@ def _lexicon(c: SyntheticConfig) -> _Lexicon:
     filler = {d: [next(pool) for _ in range(c.n_filler)] for d in DOMAINS}
     forms = {"askubuntu": shared, "android": [own.get(i, f) for i, f in enumerate(shared)]}
 
-    scale = 1 / np.sqrt(c.vector_dim)
-    centres = rng.normal(0, scale, (c.n_concepts, c.vector_dim))
+    # Concept words carry meaning in the first coordinates (unit-norm scale). Common and filler words, which make
+    # up most of a body, live in the other coordinates, nuisance_scale times larger: averaged naively they swamp
+    # the meaning; an encoder that learns to look past those coordinates recovers it.
+    signal = max(1, round(c.signal_share * c.vector_dim))
+    rest = c.vector_dim - signal
+    centres = rng.normal(0, 1 / np.sqrt(signal), (c.n_concepts, signal))
     words, rows = [], []
     for concept, surface in [*enumerate(shared), *own.items()]:
         words += surface
-        rows.append(centres[concept] + rng.normal(0, c.vector_noise * scale, (len(surface), c.vector_dim)))
+        rows.append(centres[concept] + rng.normal(0, c.vector_noise / np.sqrt(signal), (len(surface), signal)))
+    n_meaningful = len(words)
     words += common + filler["askubuntu"] + filler["android"]
-    rows.append(rng.normal(0, scale, (len(words) - sum(len(r) for r in rows), c.vector_dim)))
-    return _Lexicon(forms, common, filler, words, np.concatenate(rows).astype(np.float32))
+    meaning = np.vstack([*rows, np.zeros((len(words) - n_meaningful, signal))])
+    nuisance = rng.normal(0, 1 / np.sqrt(max(rest, 1)), (len(words), rest))
+    nuisance[:n_meaningful] *= 0.25  # concept words: a little of it
+    nuisance[n_meaningful:] *= c.nuisance_scale
+    return _Lexicon(forms, common, filler, words, np.hstack([meaning, nuisance]).astype(np.float32))
 
 
 def _zipf(n: int, offset: float = 5.0) -> np.ndarray:
