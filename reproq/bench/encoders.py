@@ -1,0 +1,134 @@
+"""Forward+backward throughput of the question encoders at Lei et al.'s Table 3 sizes, beside ``torch.nn.LSTM``.
+
+The batch is a realistic training batch: 40 query groups × 22 questions (query, positive, 20 negatives)
+= 880 questions, each a title of 10 tokens and a body of 100, 200-d inputs; one step encodes the titles
+and the bodies and back-propagates a scalar through both. Throughput is questions per second. Every
+model is timed in the same process, repeats interleaved model by model so that a busy machine slows all
+alike; the median repeat counts. The load average before and after is recorded: on a shared machine the
+numbers move, their ratios much less.
+
+What the RCNN fast path is (see :mod:`reproq.models.rcnn`) and what was tried on the way, on the 2-core CPU:
+
+- a plain autograd loop of the equations (:func:`~reproq.models.rcnn.rcnn_reference`): every step builds
+  a graph of ~15 small ops, and back-propagation walks it: the slowest, and memory-hungry;
+- the fast path: the input projections of all t in one matmul, then a recurrence with a hand-written
+  backward (:class:`~reproq.models.rcnn.RCNNRecurrence`): per step one ``addmm`` and a few element-wise
+  ops written into preallocated buffers, no graph per step; this is what trains;
+- ``torch.jit.script`` of the forward step loop: 2–10 % faster than the same loop in Python (d = 100 to
+  400, 880 rows, one thread), within the noise of this shared machine; not worth a second code path;
+- ``torch.compile`` (inductor, CPU) of one step: 88 s to compile, then the 100-step forward loop took as
+  long as eager (1.47 s vs 1.48 s at d = 400): per step the ``addmm`` and a handful of memory-bound
+  element-wise passes over ``[B, d]`` remain, and fusing the latter saves little. Not used;
+- a chunked (parallel-scan) form does not apply: λ_t depends on h_{t-1}, so the recurrence is not linear
+  in its state (it is for the QRNN, whose gates see only the input).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from reproq.models import build_encoder, count_parameters
+from reproq.models.rcnn import rcnn_reference
+from reproq.results import code_version
+from reproq.retrieval.profiles import TABLE3_HIDDEN, TABLE3_WIDTH
+
+SIZES = {  # profile -> (questions per batch, title length, body length, repeats)
+    "smoke": (8, 5, 12, 1),
+    "cpu": (880, 10, 100, 3),
+    "paper": (880, 10, 100, 5),
+}
+
+
+class _TorchLSTM(nn.Module):
+    """The yardstick: ``torch.nn.LSTM`` as it comes (two biases), d = 240, no masking or packing."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(200, 240, batch_first=True)
+
+    def forward(self, x, mask):
+        return self.rnn(x)[0]
+
+
+class _Reference(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x, mask):
+        return rcnn_reference(self.model, x, mask)
+
+
+def _models(device) -> dict[str, nn.Module]:
+    models = {"torch.nn.LSTM d=240": _TorchLSTM()}
+    for name, d in TABLE3_HIDDEN.items():
+        extra = {"width": TABLE3_WIDTH[name]} if name == "cnn" else {}
+        models[f"{name} d={d} (ours)"] = build_encoder(name, hidden_dim=d, **extra)
+    models["rcnn d=400 slow twin (autograd loop)"] = _Reference(models["rcnn d=400 (ours)"])
+    return {k: m.to(device) for k, m in models.items()}
+
+
+def _step(model, batches, device) -> float:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    loss = sum(model(x, mask).sum() for x, mask in batches)
+    loss.backward()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
+    """Time every encoder, write the numbers to ``out_path`` (JSON, and CSV beside it), return them.
+
+    ``profile``: ``smoke`` (a tiny batch, checks that it runs), ``cpu`` (the realistic batch, 3 repeats),
+    ``paper`` (5 repeats). ``device``: ``cpu`` or ``cuda``.
+    """
+    if profile not in SIZES:
+        raise ValueError(f"profile must be one of {', '.join(SIZES)}, got {profile!r}")
+    n_questions, title_len, body_len, repeats = SIZES[profile]
+    device = torch.device(device)
+    torch.manual_seed(0)
+    models = _models(device)
+    batches = [(torch.randn(n_questions, t, 200, device=device), torch.ones(n_questions, t, dtype=torch.bool,
+                device=device)) for t in (title_len, body_len)]
+    load_before = os.getloadavg()
+    times: dict[str, list[float]] = {name: [] for name in models}
+    for name, model in models.items():  # warm-up (allocator, kernels)
+        _step(model, batches, device)
+    for _ in range(repeats):
+        for name, model in models.items():
+            model.zero_grad(set_to_none=True)
+            times[name].append(_step(model, batches, device))
+    rows = [{"model": name, "parameters": count_parameters(models[name]),
+             "seconds_per_batch": statistics.median(t), "questions_per_s": n_questions / statistics.median(t),
+             "repeats": t} for name, t in times.items()]
+    lstm = rows[0]["questions_per_s"]
+    for row in rows:
+        row["relative_to_torch_lstm"] = row["questions_per_s"] / lstm
+    result = {
+        "what": "forward+backward questions/s: titles and bodies of one batch, 200-d inputs",
+        "batch": {"questions": n_questions, "title_tokens": title_len, "body_tokens": body_len},
+        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "cpu": platform.processor() or platform.machine(), "load_average_before": load_before,
+        "load_average_after": os.getloadavg(), "code_version": code_version(),
+        "rcnn_over_torch_lstm": next(r for r in rows if r["model"] == "rcnn d=400 (ours)")["relative_to_torch_lstm"],
+        "rows": rows,
+    }
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    header = "model,parameters,seconds_per_batch,questions_per_s,relative_to_torch_lstm\n"
+    out_path.with_suffix(".csv").write_text(header + "".join(
+        f"{r['model']},{r['parameters']},{r['seconds_per_batch']:.4f},{r['questions_per_s']:.1f},"
+        f"{r['relative_to_torch_lstm']:.3f}\n" for r in rows))
+    return result

@@ -1,0 +1,59 @@
+"""The CNN encoder of Lei et al. (2016) §5: a causal temporal convolution of width n.
+
+.. math:: c_t = W_1 x_{t-n+1} + W_2 x_{t-n+2} + \\dots + W_n x_t, \\qquad h_t = \\tanh(c_t + b)
+
+Positions before the start read zero vectors (taolei87/rcnn's ``CNN`` layer is this recurrence with zero
+initial states), so state t sees only tokens up to t and right padding never reaches a real position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from reproq.models import register
+
+
+@dataclass(frozen=True)
+class CNNConfig:
+    input_dim: int = 200  # AskUbuntu's word vectors are 200-d (Lei et al. §6 "Word Vectors")
+    hidden_dim: int = 667  # Lei et al. Table 3: d = 667 (401K parameters)
+    width: int = 3  # Lei et al. Table 3: n = 3 (searched over {2, 3, 4}, §6)
+    init_scale: float = 0.05  # taolei87/rcnn nn/initialization.py random_init: U(-0.05, 0.05)
+
+
+class CNN(nn.Module):
+    """``forward(x [B, T, E], mask [B, T]) -> h [B, T, d]`` with zeros at padding positions."""
+
+    def __init__(self, config: CNNConfig = CNNConfig()):
+        super().__init__()
+        self.config, self.input_dim, self.output_dim = config, config.input_dim, config.hidden_dim
+        # one Conv1d holds W_1..W_n: weight[:, :, i] is W_{i+1}
+        self.conv = nn.Conv1d(config.input_dim, config.hidden_dim, kernel_size=config.width)
+        for p in self.parameters():
+            nn.init.uniform_(p, -config.init_scale, config.init_scale)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = nn.functional.pad(x.transpose(1, 2), (self.config.width - 1, 0))  # (B, E, n-1+T): zeros before t=0
+        h = torch.tanh(self.conv(x)).transpose(1, 2)  # (B, T, d)
+        return h * mask.unsqueeze(-1).to(h.dtype)
+
+
+def cnn_reference(model: CNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The slow twin: the sum of the equation above, term by term, position by position."""
+    B, T, _ = x.shape
+    W, b, n = model.conv.weight, model.conv.bias, model.config.width
+    out = x.new_zeros(B, T, model.output_dim)
+    for t in range(T):
+        c = b.expand(B, -1)
+        for i in range(n):  # W_{i+1} reads x_{t-n+1+i}
+            s = t - n + 1 + i
+            if s >= 0:
+                c = c + x[:, s] @ W[:, :, i].T
+        out[:, t] = torch.tanh(c) * mask[:, t, None].to(x.dtype)
+    return out
+
+
+register("cnn", CNNConfig)(CNN)

@@ -1,0 +1,91 @@
+"""A question as one unit vector, and the cosine scores the ranking loss needs (Lei et al. 2016 §3, §4.1).
+
+The title and the body go through the same encoder; each is pooled to a vector and the question is
+their average ("the final representation is computed as the average of the two resulting vectors"),
+or the title alone (Table 5). As taolei87/rcnn: states normalised before pooling (footnote 4), dropout
+on the question vector, then the vector normalised, so that a dot product is the cosine similarity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from reproq.models.embedding import TokenEncoder
+from reproq.models.pooling import POOLINGS, normalize_states, pool
+
+FIELDS = ("title", "title+body")
+
+
+@dataclass(frozen=True)
+class QuestionEncoderConfig:
+    pooling: str = "last"  # Lei et al. Table 2: the RCNN's best is the last state (CNN, LSTM, GRU: mean)
+    fields: str = "title+body"  # Lei et al. §4.1: average of title and body; Table 5 also "title"
+    normalize_states: bool = True  # Lei et al. footnote 4; taolei87/rcnn --normalize 1
+    dropout: float = 0.1  # taolei87/rcnn qa/README --dropout 0.1; Lei et al. §6 grid {0.1, 0.2, 0.3}
+
+    def __post_init__(self):
+        if self.pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {self.pooling!r}")
+        if self.fields not in FIELDS:
+            raise ValueError(f"fields must be one of {FIELDS}, got {self.fields!r}")
+
+
+@dataclass
+class RankingBatch:
+    """Questions as padded tensors and the training pairs that index them.
+
+    ``pairs[j] = (query row, positive row, negative rows ...)``; ``negatives_mask[j, k]`` is False where
+    pair j has fewer negatives than the widest pair (those columns repeat a real negative).
+    """
+
+    title: torch.Tensor  # (Q, T_title) token ids
+    title_mask: torch.Tensor  # (Q, T_title)
+    body: torch.Tensor  # (Q, T_body)
+    body_mask: torch.Tensor  # (Q, T_body)
+    pairs: torch.Tensor  # (N, 2 + K) row indices into the Q questions
+    negatives_mask: torch.Tensor  # (N, K)
+
+    def to(self, device) -> RankingBatch:
+        return RankingBatch(*(t.to(device, non_blocking=True) for t in
+                              (self.title, self.title_mask, self.body, self.body_mask, self.pairs, self.negatives_mask)))
+
+
+class QuestionEncoder(nn.Module):
+    """``forward(title, title_mask, body, body_mask) -> [Q, D]`` unit vectors."""
+
+    def __init__(self, encoder: TokenEncoder, config: QuestionEncoderConfig = QuestionEncoderConfig()):
+        super().__init__()
+        self.encoder, self.config = encoder, config
+        self.dropout = nn.Dropout(config.dropout)
+        self.output_dim = encoder.output_dim
+
+    def _field(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        states = self.encoder(tokens, mask)
+        if self.config.normalize_states:
+            states = normalize_states(states)
+        return pool(states, mask, self.config.pooling)
+
+    def forward(self, title: torch.Tensor, title_mask: torch.Tensor, body: torch.Tensor | None = None,
+                body_mask: torch.Tensor | None = None) -> torch.Tensor:
+        v = self._field(title, title_mask)
+        if self.config.fields == "title+body":
+            v = 0.5 * (v + self._field(body, body_mask))
+        v = self.dropout(v)
+        return v / (v.norm(dim=-1, keepdim=True) + 1e-8)
+
+
+class QuestionRanker(nn.Module):
+    """Cosine scores of training pairs: ``forward(batch) -> (positive [N], negatives [N, K], mask [N, K])``,
+    the contract of :class:`reproq.train.objectives.MaxMarginObjective`."""
+
+    def __init__(self, question_encoder: QuestionEncoder):
+        super().__init__()
+        self.question_encoder = question_encoder
+
+    def forward(self, batch: RankingBatch):
+        v = self.question_encoder(batch.title, batch.title_mask, batch.body, batch.body_mask)  # (Q, D)
+        query, positive, negatives = v[batch.pairs[:, 0]], v[batch.pairs[:, 1]], v[batch.pairs[:, 2:]]
+        return ((query * positive).sum(-1), torch.einsum("nd,nkd->nk", query, negatives), batch.negatives_mask)

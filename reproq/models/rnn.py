@@ -1,0 +1,122 @@
+"""LSTM and GRU encoders (Lei et al. 2016 §5; Smolyakov & Srikant's bidirectional LSTM), on torch's kernels.
+
+The fast path is ``torch.nn.LSTM`` / ``torch.nn.GRU``; :func:`rnn_reference` is the slow twin, the gate
+equations step by step with the same weights. Two differences from the paper's equations, both measured
+by the tests and the parameter counts:
+
+- torch gives every gate two biases (``b_ih + b_hh``). The paper and taolei87/rcnn have one; with
+  ``one_bias=True`` the second is frozen at zero, so |θ| is Table 3's (LSTM d=240: 423,360 = "423K";
+  GRU d=280: 404,040 = "404K"). Smolyakov & Srikant used torch's LSTM as is (``one_bias=False``:
+  their 337,920 is a bidirectional LSTM with 128 units and both biases).
+- torch's GRU applies the reset gate after the recurrent product, ``n = tanh(W x + b + r ⊙ (U h + b_hn))``
+  (the cuDNN form); the paper writes ``tanh(W x + U (r ⊙ h) + b)``. Same parameters, slightly different
+  function; we keep torch's kernel for speed and say so wherever GRU numbers appear.
+
+Unidirectional runs read right-padded batches as they are (causal: padding never reaches a real
+position); a bidirectional run packs the batch so the backward direction starts at each row's last token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from reproq.models import register
+
+
+@dataclass(frozen=True)
+class LSTMConfig:
+    input_dim: int = 200  # AskUbuntu's 200-d word vectors (Lei et al. §6)
+    hidden_dim: int = 240  # Lei et al. Table 3: d = 240 (423K parameters); per direction when bidirectional
+    bidirectional: bool = False  # Lei et al.: one direction; Smolyakov & Srikant Table 3: True
+    one_bias: bool = True  # the paper's equations (one b per gate); False: torch's b_ih + b_hh
+    init_scale: float = 0.05  # taolei87/rcnn nn/initialization.py random_init: U(-0.05, 0.05)
+
+
+@dataclass(frozen=True)
+class GRUConfig:
+    input_dim: int = 200  # AskUbuntu's 200-d word vectors (Lei et al. §6)
+    hidden_dim: int = 280  # Lei et al. Table 3: d = 280 (404K parameters)
+    bidirectional: bool = False
+    one_bias: bool = True
+    init_scale: float = 0.05  # taolei87/rcnn random_init: U(-0.05, 0.05)
+
+
+class _TorchRNN(nn.Module):
+    kind: type[nn.RNNBase]
+
+    def __init__(self, config):
+        super().__init__()
+        self.config, self.input_dim = config, config.input_dim
+        self.output_dim = config.hidden_dim * (2 if config.bidirectional else 1)
+        self.rnn = self.kind(config.input_dim, config.hidden_dim, batch_first=True,
+                             bidirectional=config.bidirectional)
+        for name, p in self.rnn.named_parameters():
+            if config.one_bias and name.startswith("bias_hh"):
+                nn.init.zeros_(p)
+                p.requires_grad_(False)
+            else:
+                nn.init.uniform_(p, -config.init_scale, config.init_scale)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if not self.config.bidirectional:
+            h, _ = self.rnn(x)
+        else:
+            n = mask.sum(dim=1).clamp(min=1).cpu()  # an empty row runs one step; its output is masked below
+            packed = pack_padded_sequence(x, n, batch_first=True, enforce_sorted=False)
+            h, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=x.shape[1])
+        return h * mask.unsqueeze(-1).to(h.dtype)
+
+
+class LSTM(_TorchRNN):
+    """``forward(x [B, T, E], mask [B, T]) -> h [B, T, d or 2d]`` with zeros at padding positions."""
+
+    kind = nn.LSTM
+
+
+class GRU(_TorchRNN):
+    """``forward(x [B, T, E], mask [B, T]) -> h [B, T, d or 2d]`` with zeros at padding positions."""
+
+    kind = nn.GRU
+
+
+def _lstm_step(x, h, c, w_ih, w_hh, b):
+    i, f, g, o = (x @ w_ih.T + h @ w_hh.T + b).chunk(4, dim=-1)  # torch's gate order
+    c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+    return torch.sigmoid(o) * torch.tanh(c), c
+
+
+def _gru_step(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    r_x, z_x, n_x = (x @ w_ih.T + b_ih).chunk(3, dim=-1)
+    r_h, z_h, n_h = (h @ w_hh.T + b_hh).chunk(3, dim=-1)
+    r, z = torch.sigmoid(r_x + r_h), torch.sigmoid(z_x + z_h)
+    n = torch.tanh(n_x + r * n_h)
+    return (1 - z) * n + z * h, c
+
+
+def rnn_reference(model: _TorchRNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The slow twin: each row's real tokens through the gate equations one step at a time, forward (and,
+    when bidirectional, backward from the row's last real token), with ``model``'s weights."""
+    rnn, d = model.rnn, model.config.hidden_dim
+    out = x.new_zeros(x.shape[0], x.shape[1], model.output_dim)
+    directions = ["", "_reverse"] if model.config.bidirectional else [""]
+    for row in range(x.shape[0]):
+        n = int(mask[row].sum())
+        for k, suffix in enumerate(directions):
+            w = {name: getattr(rnn, f"{name}_l0{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}
+            h = c = x.new_zeros(d)
+            steps = range(n) if suffix == "" else range(n - 1, -1, -1)
+            for t in steps:
+                if isinstance(rnn, nn.LSTM):
+                    h, c = _lstm_step(x[row, t], h, c, w["weight_ih"], w["weight_hh"], w["bias_ih"] + w["bias_hh"])
+                else:
+                    h, c = _gru_step(x[row, t], h, c, w["weight_ih"], w["weight_hh"], w["bias_ih"], w["bias_hh"])
+                out[row, t, k * d:(k + 1) * d] = h
+    return out
+
+
+register("lstm", LSTMConfig)(LSTM)
+register("gru", GRUConfig)(GRU)

@@ -1,0 +1,205 @@
+"""Discriminative training of a question encoder on AskUbuntu (Lei et al. 2016 §3, §6), run by run.
+
+:func:`prepare` turns a :class:`~reproq.data.askubuntu.QuestionRetrievalData` into ids, vectors and IDF
+weights; :func:`train_run` trains one configuration with one seed (Adam, max-margin loss on the hardest
+negative, dev MRR picks the epoch, test at that epoch) through the generic fit loop, checkpointing every
+epoch; :func:`run_grid` runs configurations × seeds and picks the configuration by mean dev MRR, as §6:
+"We used MRR to identify the best training epoch and the model configuration. For the same model
+configuration, we report average performance across 5 independent runs."
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from reproq import metrics
+from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
+from reproq.data.vocab import Vocabulary, embedding_matrix, idf_weights
+from reproq.models import build_encoder, count_parameters
+from reproq.models.embedding import TokenEncoder, WordEmbedding
+from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker
+from reproq.retrieval.batches import (EncodedCorpus, TrainGroup, candidate_scores, encode_corpus, training_batches,
+                                      training_groups)
+from reproq.train import callbacks as cb
+from reproq.train.loop import fit
+from reproq.train.objectives import MaxMarginObjective
+from reproq.train.runtime import resolve_device, seed_everything
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """One training configuration; defaults are Lei et al.'s RCNN (and taolei87/rcnn ``qa/main.py``)."""
+
+    encoder: str = "rcnn"
+    encoder_settings: tuple[tuple[str, object], ...] = ()  # overrides of the encoder config, e.g. (("hidden_dim", 100),)
+    question: QuestionEncoderConfig = QuestionEncoderConfig()
+    lr: float = 1e-3  # Adam; Lei et al. §6 grid {1e-3, 3e-4}; qa/main.py --learning_rate 0.001
+    weight_decay: float = 0.0  # Smolyakov & Srikant: 1e-5; Lei et al. use the L2 term below instead
+    lr_halve_every: int | None = None  # Smolyakov & Srikant §7.1: "halved every 4 epochs"
+    margin: float = 1.0  # δ; qa/main.py hard-codes 1.0 (Smolyakov & Srikant: 0.4)
+    l2: float = 1e-5  # qa/main.py --l2_reg 0.00001, on Σ‖θ‖₂
+    n_negatives: int = 20  # Lei et al. §6: "We randomly sample 20 questions as negative examples ... each epoch"
+    queries_per_batch: int = 40  # qa/main.py --batch_size 40 (query groups per batch)
+    max_title_len: int | None = None  # Smolyakov & Srikant: 10
+    max_body_len: int | None = 100  # Lei et al. footnote 5
+    idf_reweight: bool = True  # qa/main.py --reweight 1: word vectors scaled by IDF
+    epochs: int = 50  # qa/main.py --max_epoch 50
+    patience: int = 15  # qa/main.py stops after 15 epochs without a better dev MRR
+    max_train_queries: int | None = None  # a cheaper epoch: only this many query groups (None: all)
+
+    def label(self) -> str:
+        settings = ", ".join(f"{k}={v}" for k, v in self.encoder_settings)
+        return f"{self.encoder}({settings}) {self.question.pooling} {self.question.fields} lr={self.lr} " \
+               f"dropout={self.question.dropout}"
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    vocab: Vocabulary
+    vectors: np.ndarray  # float32 [V, E], rows on vocab ids
+    idf: np.ndarray  # float32 [V]
+    corpus: EncodedCorpus  # body already cut at the reader's 100 tokens, title uncut
+    groups: list[TrainGroup]
+    dev: list[EvalQuery]
+    test: list[EvalQuery]
+    synthetic: bool
+    provenance: dict[str, str]
+
+
+def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> PreparedData:
+    """Vocabulary = the corpus words that have a vector (taolei87/rcnn drops the others from the text)."""
+    if data.vectors is None or data.train is None:
+        raise ValueError(f"{data.domain} has no vectors or training queries; train on AskUbuntu")
+    words, vectors = data.vectors
+    seen = {w for q in data.corpus.values() for w in (*q.title, *q.body)}
+    vocab = Vocabulary(w for w in words if w in seen)
+    documents = [" ".join(part) for q in data.corpus.values() for part in (q.title, q.body)]
+    return PreparedData(vocab, embedding_matrix(vocab, words, vectors), idf_weights(vocab, documents),
+                        encode_corpus(data.corpus, vocab, max_body_len=None),
+                        training_groups(data.train, data.corpus, max_positives=max_positives),
+                        data.dev, data.test, data.synthetic, data.provenance)
+
+
+def build_model(data: PreparedData, config: TrainConfig) -> QuestionRanker:
+    encoder = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
+    embedding = WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if
+                              config.idf_reweight else None, dropout=config.question.dropout)
+    return QuestionRanker(QuestionEncoder(TokenEncoder(embedding, encoder), config.question))
+
+
+def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device) -> dict:
+    """MAP, MRR, P@1, P@5 as Lei et al. (queries without a positive left out; ties keep the BM25 order)."""
+    scores = candidate_scores(model, corpus, queries, device=device)
+    return metrics.question_retrieval_scores([q.labels for q in queries], scores, ks=(1, 5))
+
+
+@dataclass(frozen=True)
+class RunResult:
+    config: TrainConfig
+    seed: int
+    history: list[dict]  # per epoch: loss, dev_MAP, dev_MRR, ... (epoch 0: untrained)
+    best_epoch: int
+    dev: dict  # metrics at the best epoch
+    test: dict
+    untrained_dev: dict
+    untrained_test: dict
+    n_parameters: int
+    seconds: float = field(compare=False)
+
+
+@functools.lru_cache(maxsize=1)
+def _code_hash() -> str:
+    """The source of everything a run's numbers depend on: a checkpoint of older code is not reused.
+    (Profiles and report are left out: a profile's settings are in the config, the report reads results.)"""
+    root = Path(__file__).resolve().parents[1]
+    files = [*(root / "models").glob("*.py"), *(root / "train").glob("*.py"), root / "retrieval" / "batches.py",
+             root / "retrieval" / "experiment.py", root / "data" / "vocab.py", root / "data" / "batching.py",
+             root / "metrics.py"]
+    digest = hashlib.sha1()
+    for path in sorted(files):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def fingerprint(data: PreparedData, config: TrainConfig, seed: int) -> str:
+    """What a run's checkpoint belongs to: data, configuration, seed and code."""
+    blob = json.dumps({"config": asdict(config), "seed": seed, "data": data.provenance, "vocab": len(data.vocab),
+                       "code": _code_hash()}, sort_keys=True, default=str)
+    return hashlib.sha1(blob.encode()).hexdigest()
+
+
+def train_run(data: PreparedData, config: TrainConfig, seed: int, *, device: str = "auto",
+              checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
+    """Train one configuration with one seed; a finished or interrupted run under ``checkpoint_root`` with
+    the same data, config and seed is resumed (a finished one costs only the final test evaluation)."""
+    started = time.time()
+    device = resolve_device(device)
+    seed_everything(seed)
+    model = build_model(data, config).to(device)
+    corpus = EncodedCorpus({q: t[:config.max_title_len] for q, t in data.corpus.titles.items()},
+                           {q: b[:config.max_body_len] for q, b in data.corpus.bodies.items()})
+    encoder = model.question_encoder
+    model.eval()
+    untrained_test = evaluate(encoder, corpus, data.test, device=device)
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr,
+                                 weight_decay=config.weight_decay)
+    callbacks = [cb.Evaluate(lambda m: _headline(evaluate(m.question_encoder, corpus, data.dev, device=device))),
+                 cb.KeepBest("dev_MRR"), cb.EarlyStopping("dev_MRR", patience=config.patience)]
+    if config.lr_halve_every:
+        callbacks.append(cb.LearningRateSchedule(optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
+    callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} seed {seed}", disable=not progress))
+    key = fingerprint(data, config, seed)
+
+    def batches(epoch: int):
+        for batch in training_batches(data.groups, corpus, epoch=epoch, seed=seed, n_negatives=config.n_negatives,
+                                      queries_per_batch=config.queries_per_batch,
+                                      max_queries=config.max_train_queries):
+            yield batch.to(device)
+
+    state = fit(model, MaxMarginObjective(margin=config.margin, l2=config.l2), optimizer, batches,
+                epochs=config.epochs, callbacks=callbacks, fingerprint=key,
+                checkpoint_dir=None if checkpoint_root is None else Path(checkpoint_root) / key[:16])
+    model.load_state_dict(state.best["model"])
+    model.eval()
+    untrained_dev = {k[4:]: v for k, v in state.history[0].items() if k.startswith("dev_")}
+    return RunResult(config, seed, state.history, state.best["epoch"],
+                     evaluate(encoder, corpus, data.dev, device=device),
+                     evaluate(encoder, corpus, data.test, device=device), untrained_dev, _headline(untrained_test),
+                     count_parameters(model), time.time() - started)
+
+
+def _headline(scores: dict) -> dict:
+    return {k: scores[k] for k in ("MAP", "MRR", "P@1", "P@5")}
+
+
+@dataclass(frozen=True)
+class GridResult:
+    runs: dict[TrainConfig, list[RunResult]]  # every configuration's runs, one per seed
+    best: TrainConfig  # highest mean dev MRR
+
+    @property
+    def best_runs(self) -> list[RunResult]:
+        return self.runs[self.best]
+
+
+def run_grid(data: PreparedData, configs: Sequence[TrainConfig], seeds: Sequence[int], **run_options) -> GridResult:
+    """Every configuration with every seed; the best configuration by mean dev MRR (at each run's best epoch)."""
+    if not configs or not seeds:
+        raise ValueError("run_grid needs at least one configuration and one seed")
+    runs = {c: [train_run(data, c, s, **run_options) for s in seeds] for c in dict.fromkeys(configs)}
+    best = max(runs, key=lambda c: float(np.mean([r.dev["MRR"] for r in runs[c]])))
+    return GridResult(runs, best)
+
+
+def with_question(config: TrainConfig, **question_overrides) -> TrainConfig:
+    """``config`` with some question-encoder settings changed (pooling, fields, dropout)."""
+    return replace(config, question=replace(config.question, **question_overrides))

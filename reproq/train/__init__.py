@@ -1,0 +1,1 @@
+"""Training: one fit loop with callbacks (``loop``, ``callbacks``), checkpoints, objectives, runtime."""

@@ -1,0 +1,75 @@
+"""Training objectives: ``objective(model, batch) -> scalar loss``, the only thing the fit loop calls.
+
+An objective knows the shape of what a model returns for a batch, never the model itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+def max_margin_loss(positive: torch.Tensor, negatives: torch.Tensor, negatives_mask: torch.Tensor | None = None,
+                    *, margin: float) -> torch.Tensor:
+    r"""Lei et al. (2016) §3, the max-margin loss on the hardest negative, averaged over the N pairs:
+
+    .. math:: L = \max_{p \in Q(q)} \{ s(q, p) - s(q, p^+) + \delta(p, p^+) \},\quad
+              \delta = \text{margin for } p \ne p^+,\ 0 \text{ for } p = p^+
+
+    ``Q(q)`` is ``{p⁺}`` and the negatives; the ``p = p⁺`` term is 0, so
+    ``L = max(0, max_k s(q, p_k) - s(q, p⁺) + margin)``. ``positive``: ``[N]``, ``negatives``: ``[N, K]``;
+    ``negatives_mask`` (``[N, K]``, True = a real negative) leaves padding negatives out of the max.
+
+    >>> max_margin_loss(torch.tensor([0.9, 0.2]), torch.tensor([[0.5, 0.1], [0.6, 0.3]]), margin=0.5)
+    tensor(0.5000)
+    """
+    if positive.dim() != 1 or negatives.dim() != 2 or negatives.shape[0] != positive.shape[0]:
+        raise ValueError(f"need positive [N] and negatives [N, K], got {tuple(positive.shape)} and "
+                         f"{tuple(negatives.shape)}")
+    if negatives_mask is not None:
+        negatives = negatives.masked_fill(~negatives_mask, float("-inf"))
+    hardest = negatives.max(dim=1).values
+    return torch.clamp(hardest - positive + margin, min=0.0).mean()
+
+
+@dataclass(frozen=True)
+class MaxMarginObjective:
+    """:func:`max_margin_loss` of the scores ``model(batch)`` returns, ``(positive [N], negatives [N, K],
+    negatives_mask [N, K] or None)``, plus taolei87/rcnn's L2 term ``l2 · Σ_θ ‖θ‖₂`` (norms, not squared)
+    over the trainable parameters."""
+
+    margin: float = 1.0  # Lei et al.: "a small constant"; taolei87/rcnn qa/main.py: diff = neg - pos + 1.0
+    l2: float = 1e-5  # taolei87/rcnn qa/main.py --l2_reg 0.00001 (the paper does not mention it)
+
+    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+        positive, negatives, mask = model(batch)
+        loss = max_margin_loss(positive, negatives, mask, margin=self.margin)
+        if self.l2:
+            loss = loss + self.l2 * sum(p.norm(2) for p in model.parameters() if p.requires_grad)
+        return loss
+
+
+@dataclass(frozen=True)
+class SoftmaxCrossEntropyObjective:
+    """Tay et al. 2018 Eq. 3, a pointwise 2-class cross entropy plus ``l2 · Σ_θ ‖θ‖₂²`` (squared norms) over
+    the trainable parameters: ``model(batch)`` gives logits ``[N, 2]``, ``batch.labels`` the 0/1 labels ``[N]``.
+
+    The cross entropy is averaged over the batch (Eq. 3 sums over the N pairs; averaging keeps the step
+    size independent of the batch size, which the paper tunes).
+
+    >>> class Constant(torch.nn.Module):
+    ...     def forward(self, batch): return torch.zeros(len(batch.labels), 2)
+    >>> from types import SimpleNamespace
+    >>> round(SoftmaxCrossEntropyObjective(l2=0.0)(Constant(), SimpleNamespace(labels=torch.tensor([0, 1]))).item(), 4)
+    0.6931
+    """
+
+    l2: float = 4e-6  # Tay et al. §Implementation Details: "L2 regularization is set to 4 × 10^-6"
+
+    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+        logits = model(batch)
+        loss = torch.nn.functional.cross_entropy(logits, batch.labels)
+        if self.l2:
+            loss = loss + self.l2 * sum(p.square().sum() for p in model.parameters() if p.requires_grad)
+        return loss

@@ -1,0 +1,49 @@
+"""Where training runs and how it is made repeatable: device choice, seeding, random-generator states."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import torch
+
+
+def resolve_device(device: str = "auto") -> torch.device:
+    """``"auto"`` is CUDA when present, else CPU; ``"cuda"`` without a GPU raises ValueError.
+
+    >>> resolve_device("cpu")
+    device(type='cpu')
+    """
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda', got {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but torch sees no CUDA GPU here")
+    return torch.device(device)
+
+
+def seed_everything(seed: int, *, deterministic: bool = True) -> None:
+    """Seed Python's, numpy's and torch's global generators; with ``deterministic``, ask torch for
+    deterministic kernels (CPU kernels here are; on CUDA a few ops may still warn)."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    if deterministic:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+
+
+def rng_state() -> dict:
+    """Every global generator's state, for a checkpoint (restore with :func:`set_rng_state`)."""
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])

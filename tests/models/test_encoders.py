@@ -1,0 +1,114 @@
+"""Every registered encoder: shape, no NaN, gradients, padding invariance; fast paths against slow twins."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from reproq.data.batching import pad_batch
+from reproq.models import ENCODERS, build_encoder, count_parameters, encoder_config
+from reproq.models.cnn import cnn_reference
+from reproq.models.rcnn import RCNNRecurrence, rcnn_reference
+from reproq.models.rnn import rnn_reference
+
+SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7)}
+VARIANTS = [("rcnn", {}), ("rcnn", dict(order=1)), ("rcnn", dict(order=3)), ("lstm", {}),
+            ("lstm", dict(bidirectional=True)), ("lstm", dict(one_bias=False)), ("gru", {}),
+            ("gru", dict(bidirectional=True)), ("cnn", {}), ("cnn", dict(width=1)), ("cnn", dict(width=4))]
+E = 4
+
+
+def small(name, **extra):
+    return build_encoder(name, input_dim=E, **{**SMALL.get(name, dict(hidden_dim=6)), **extra})
+
+
+def batch(lengths, dtype=torch.float32, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    _, mask = pad_batch([[1] * n for n in lengths])
+    return torch.randn(len(lengths), mask.shape[1], E, generator=g, dtype=dtype), mask
+
+
+@pytest.mark.parametrize("name", sorted(ENCODERS))
+def test_registered_encoder_contract(name):
+    torch.manual_seed(0)
+    model = small(name)
+    x, mask = batch([5, 3, 1, 0])
+    h = model(x, mask)
+    assert h.shape == (4, 5, model.output_dim) and torch.isfinite(h).all()
+    assert (h[~mask] == 0).all() and h[mask].abs().sum() > 0
+    h.pow(2).sum().backward()
+    for pname, p in model.named_parameters():
+        if p.requires_grad:
+            assert p.grad is not None and p.grad.abs().sum() > 0, f"{name}.{pname} gets no gradient"
+
+
+@pytest.mark.parametrize("name,extra", VARIANTS)
+def test_padding_changes_no_encoding(name, extra):
+    torch.manual_seed(0)
+    model = small(name, **extra).eval()
+    x, mask = batch([6, 2, 4])
+    together = model(x, mask)
+    for row, n in enumerate([6, 2, 4]):
+        alone = model(x[row:row + 1, :n], mask[row:row + 1, :n])
+        torch.testing.assert_close(together[row:row + 1, :n], alone, rtol=1e-5, atol=1e-6)
+
+
+REFERENCES = {"rcnn": rcnn_reference, "lstm": rnn_reference, "gru": rnn_reference, "cnn": cnn_reference}
+
+
+@pytest.mark.parametrize("name,extra", VARIANTS)
+@pytest.mark.parametrize("lengths", [[1], [7, 7], [7, 3, 1, 0], [2, 9, 5]])
+def test_fast_path_agrees_with_slow_twin(name, extra, lengths):
+    torch.manual_seed(1)
+    model = small(name, **extra).double()
+    for p in model.parameters():  # larger weights than the init, so that every term matters
+        torch.nn.init.uniform_(p, -0.6, 0.6) if p.requires_grad else None
+    x, mask = batch(lengths, dtype=torch.float64, seed=2)
+    x.requires_grad_(True)
+    fast, slow = model(x, mask), REFERENCES[name](model, x, mask)
+    torch.testing.assert_close(fast, slow, rtol=1e-10, atol=1e-12)
+    weights = torch.randn_like(fast)
+    inputs = [x, *(p for p in model.parameters() if p.requires_grad)]
+    grads_fast = torch.autograd.grad((fast * weights).sum(), inputs)
+    grads_slow = torch.autograd.grad((slow * weights).sum(), inputs)
+    for a, b in zip(grads_fast, grads_slow):
+        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
+
+
+def test_rcnn_recurrence_passes_gradcheck():
+    g = torch.Generator().manual_seed(0)
+    T, B, n, d = 5, 3, 2, 4
+    inputs = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True)
+              for s in [(T, B, d), (T, B, n, d), (d, d), (d,)]]
+    assert torch.autograd.gradcheck(RCNNRecurrence.apply, inputs)
+
+
+def test_rcnn_refuses_left_padding():
+    model = small("rcnn")
+    x, mask = batch([3, 2])
+    with pytest.raises(ValueError, match="right-padded"):
+        model(x, mask.flip(1))
+
+
+def test_table3_parameter_counts():
+    """Lei et al. Table 3 prints 423K / 404K / 401K / 401K; one bias per gate as in the paper."""
+    assert count_parameters(build_encoder("rcnn")) == 400_800  # W1, W2: 2·200·400; gate (200+400)·400 + 400; b 400
+    assert count_parameters(build_encoder("lstm")) == 4 * (200 * 240 + 240 * 240 + 240) == 423_360
+    assert count_parameters(build_encoder("gru")) == 3 * (200 * 280 + 280 * 280 + 280) == 404_040
+    assert count_parameters(build_encoder("cnn")) == 3 * 200 * 667 + 667 == 400_867
+    assert count_parameters(build_encoder("lstm", one_bias=False)) == 423_360 + 4 * 240  # torch's b_hh too
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 5])
+def test_rcnn_parameter_count_formula(order):
+    E, d = 7, 5
+    assert count_parameters(build_encoder("rcnn", input_dim=E, hidden_dim=d, order=order)) == \
+        (order + 1) * E * d + d * d + 2 * d
+
+
+def test_configs_default_to_the_paper():
+    assert encoder_config("rcnn").hidden_dim == 400 and encoder_config("rcnn").order == 2
+    assert encoder_config("cnn").width == 3 and encoder_config("cnn").hidden_dim == 667
+    assert encoder_config("lstm").hidden_dim == 240 and encoder_config("gru").hidden_dim == 280
+    with pytest.raises(ValueError, match="unknown encoder"):
+        encoder_config("transformer")

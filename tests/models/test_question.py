@@ -1,0 +1,68 @@
+"""The question encoder: title and body averaged, title-only switch, cosine scores."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from reproq.data.batching import pad_batch
+from reproq.models import build_encoder
+from reproq.models.embedding import TokenEncoder, WordEmbedding
+from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker, RankingBatch
+
+V, E = 12, 4
+
+
+def encoder(**config):
+    torch.manual_seed(0)
+    vectors = torch.randn(V, E)
+    vectors[0] = 0
+    token_encoder = TokenEncoder(WordEmbedding(vectors, weights=torch.linspace(0.5, 2, V)),
+                                 build_encoder("rcnn", input_dim=E, hidden_dim=6))
+    return QuestionEncoder(token_encoder, QuestionEncoderConfig(dropout=0.0, **config)).eval()
+
+
+TITLE = pad_batch([[2, 3], [4, 5, 6], [7]])
+BODY = pad_batch([[8, 9, 10], [11], []])
+
+
+@pytest.mark.parametrize("pooling", ["last", "mean", "max"])
+def test_vectors_have_unit_norm(pooling):
+    v = encoder(pooling=pooling)(*TITLE, *BODY)
+    assert v.shape == (3, 6)
+    torch.testing.assert_close(v.norm(dim=-1), torch.ones(3))
+
+
+def test_title_only_ignores_the_body_and_title_body_averages():
+    title_only = encoder(fields="title")
+    other_body = pad_batch([[1, 1], [2], [3, 3, 3]])
+    torch.testing.assert_close(title_only(*TITLE, *BODY), title_only(*TITLE, *other_body))
+    both = encoder(fields="title+body", normalize_states=False, pooling="mean")
+    field = both._field
+    expected = 0.5 * (field(*TITLE) + field(*BODY))
+    torch.testing.assert_close(both(*TITLE, *BODY), expected / expected.norm(dim=-1, keepdim=True))
+
+
+def test_ranker_scores_are_cosines_of_the_indexed_questions():
+    model = QuestionRanker(encoder())
+    pairs = torch.tensor([[0, 1, 2, 2], [1, 0, 2, 1]])
+    mask = torch.tensor([[True, False], [True, True]])
+    positive, negatives, m = model(RankingBatch(*TITLE, *BODY, pairs, mask))
+    v = model.question_encoder(*TITLE, *BODY)
+    cos = v @ v.T
+    torch.testing.assert_close(positive, torch.stack([cos[0, 1], cos[1, 0]]))
+    torch.testing.assert_close(negatives, torch.stack([cos[0, [2, 2]], cos[1, [2, 1]]]))
+    assert m is mask
+
+
+def test_fixed_vectors_are_no_parameters_and_stay_out_of_the_state_dict():
+    model = encoder()
+    assert all("vectors" not in name for name, _ in model.named_parameters())
+    assert all("vectors" not in key for key in model.state_dict())
+
+
+def test_config_is_checked():
+    with pytest.raises(ValueError, match="pooling"):
+        QuestionEncoderConfig(pooling="first")
+    with pytest.raises(ValueError, match="fields"):
+        QuestionEncoderConfig(fields="body")

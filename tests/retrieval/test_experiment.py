@@ -1,0 +1,96 @@
+"""Training runs end to end on a tiny synthetic stand-in; profiles; configuration choice."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from reproq.data.askubuntu import load_askubuntu
+from reproq.data.synthetic import SyntheticConfig
+from reproq.models import build_encoder, count_parameters
+from reproq.retrieval import experiment as ex
+from reproq.retrieval import profiles
+from reproq.retrieval.report import run_records, table3_records, trained_vs_untrained
+
+TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
+            n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30))
+
+
+@pytest.fixture(scope="module")
+def data():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ex.prepare(load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**TINY)))
+
+
+def config(**kw):
+    settings = dict(encoder="cnn", encoder_settings=(("hidden_dim", 8),), epochs=2, queries_per_batch=10,
+                    max_train_queries=20)
+    return ex.TrainConfig(**{**settings, **kw})
+
+
+def test_prepare_keeps_words_with_vectors(data):
+    assert data.synthetic and data.vectors.shape == (len(data.vocab), 8)
+    assert not data.vectors[:2].any() and data.idf.shape == (len(data.vocab),)
+    assert data.groups and all(g.positives for g in data.groups)
+
+
+def test_a_run_records_history_best_epoch_and_both_splits(data, tmp_path):
+    run = ex.train_run(data, config(), seed=3, device="cpu", checkpoint_root=tmp_path, progress=False)
+    assert [h["epoch"] for h in run.history] == [0, 1, 2]
+    assert run.best_epoch in (0, 1, 2)
+    assert run.dev["MRR"] == pytest.approx(run.history[run.best_epoch]["dev_MRR"])
+    assert run.untrained_dev["MRR"] == run.history[0]["dev_MRR"]
+    assert set(run.test) >= {"MAP", "MRR", "P@1", "P@5"}
+    assert run.n_parameters == count_parameters(build_encoder("cnn", input_dim=8, hidden_dim=8))
+    again = ex.train_run(data, config(), seed=3, device="cpu", checkpoint_root=tmp_path, progress=False)
+    assert again.history[1:] == run.history[1:] and again.test == run.test  # the finished checkpoint is reused
+
+
+def test_records_carry_the_synthetic_flag_and_seed(data):
+    run = ex.train_run(data, config(epochs=1), seed=1, device="cpu", progress=False)
+    assert run.history[1]["loss"] != ex.train_run(data, config(epochs=1), seed=2, device="cpu", progress=False).history[1]["loss"]
+    records = run_records([run], paper="lei2016", table="Table 2", method="CNN", setting="pooling=mean", data=data)
+    assert len(records) == 2 * 4 and all(r.synthetic and r.seeds == (1,) for r in records)
+    table = trained_vs_untrained({"CNN": [run]})
+    assert table.loc[0, "untrained dev MRR"] == pytest.approx(run.untrained_dev["MRR"] * 100, abs=0.01)
+
+
+def test_grid_picks_the_best_mean_dev_mrr(monkeypatch, data):
+    scores = {0.1: [0.5, 0.7], 0.2: [0.65, 0.6]}  # means 0.6 and 0.625
+
+    def fake_run(prepared, cfg, seed, **kw):
+        mrr = scores[cfg.question.dropout][seed]
+        return ex.RunResult(cfg, seed, [], 1, {"MRR": mrr}, {}, {}, {}, 0, 0.0)
+
+    monkeypatch.setattr(ex, "train_run", fake_run)
+    configs = [ex.with_question(config(), dropout=d) for d in (0.1, 0.2)]
+    grid = ex.run_grid(data, configs, seeds=[0, 1])
+    assert grid.best.question.dropout == 0.2 and len(grid.best_runs) == 2
+
+
+def test_paper_profile_is_the_papers_grid():
+    paper = profiles.profile("paper")
+    assert len(profiles.lei_grid(paper, "rcnn", pooling="last")) == 6  # lr {1e-3, 3e-4} × dropout {.1, .2, .3}
+    assert len(profiles.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
+    assert dict(profiles.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
+    assert paper.seeds == (1, 2, 3, 4, 5)
+    with pytest.raises(ValueError, match="profile"):
+        profiles.profile("gpu")
+
+
+def test_smolyakov_budgets():
+    paper = profiles.profile("paper")
+    counts = {e: count_parameters(build_encoder(e, **dict(profiles.smolyakov_config(paper, e).encoder_settings)))
+              for e in ("cnn", "lstm")}
+    assert counts == {"cnn": 420_700, "lstm": 337_920}  # the report: 420,600 and 337,920
+    c = profiles.smolyakov_config(paper, "lstm")
+    assert (c.margin, c.n_negatives, c.max_title_len, c.max_body_len, c.question.pooling) == (0.4, 40, 10, 100, "mean")
+
+
+def test_table3_records():
+    values = {(r.method, r.metric): r.value for r in table3_records()}
+    assert values[("RCNN", "params")] == 400_800 and values[("LSTM", "params")] == 423_360
+    assert values[("GRU", "params")] == 404_040 and values[("CNN", "params")] == 400_867
+    assert values[("CNN", "filter_width")] == 3 and ("LSTM", "filter_width") not in values

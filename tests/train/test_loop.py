@@ -1,0 +1,124 @@
+"""The fit loop: checkpoints, resuming to the same numbers, callbacks."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from reproq.train import checkpoint
+from reproq.train.callbacks import EarlyStopping, Evaluate, KeepBest, LearningRateSchedule, ProgressBar
+from reproq.train.loop import Callback, fit
+from reproq.train.runtime import seed_everything
+
+EPOCHS = 5
+X = torch.randn(64, 6, generator=torch.Generator().manual_seed(0))
+Y = X @ torch.arange(1.0, 7.0) + 0.1
+
+
+class Kill(Exception):
+    pass
+
+
+class KillAt(Callback):
+    """Raise at the end of epoch ``epoch`` (before its checkpoint is written), like a killed process."""
+
+    def __init__(self, epoch: int):
+        self.epoch = epoch
+
+    def on_epoch_end(self, state, model, record):
+        if record["epoch"] == self.epoch:
+            raise Kill
+
+
+def objective(model, batch):
+    x, y = batch
+    return ((model(x).squeeze(1) - y) ** 2).mean()
+
+
+def batches(epoch: int):
+    order = torch.randperm(len(X), generator=torch.Generator().manual_seed(epoch))  # the caller seeds by epoch
+    for i in range(0, len(X), 16):
+        yield X[order[i:i + 16]], Y[order[i:i + 16]]
+
+
+def run(tmp_path=None, extra=(), epochs=EPOCHS):
+    seed_everything(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 1))  # dropout draws from torch's RNG
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
+    evaluate = Evaluate(lambda m: {"negloss": -objective(m, (X, Y)).item()})
+    callbacks = [evaluate, KeepBest("dev_negloss"), LearningRateSchedule(optimizer, lambda e: 0.05 / e), *extra]
+    state = fit(model, objective, optimizer, batches, epochs=epochs, callbacks=callbacks,
+                checkpoint_dir=tmp_path, fingerprint="toy")
+    return model, state
+
+
+def plain(history):
+    """History with NaN (epoch 0's loss) as None: NaN != NaN would make equal histories differ."""
+    return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in history]
+
+
+def params(model):
+    return [p.detach().clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("kill_at", [1, 3])
+def test_a_killed_run_resumes_to_the_same_numbers(tmp_path, kill_at):
+    reference_model, reference = run()
+    with pytest.raises(Kill):
+        run(tmp_path, extra=[KillAt(kill_at)])
+    assert checkpoint.load(tmp_path)["state"]["epoch"] == kill_at - 1
+    model, state = run(tmp_path)
+    assert all(torch.equal(a, b) for a, b in zip(params(model), params(reference_model)))
+    assert plain(state.history) == plain(reference.history)  # losses and metrics bit for bit
+    assert state.best["epoch"] == reference.best["epoch"] and state.best["value"] == reference.best["value"]
+    assert all(torch.equal(state.best["model"][k], reference.best["model"][k]) for k in state.best["model"])
+
+
+def test_history_starts_with_the_untrained_model(tmp_path):
+    _, state = run(tmp_path)
+    assert [r["epoch"] for r in state.history] == list(range(EPOCHS + 1))
+    assert math.isnan(state.history[0]["loss"]) and "dev_negloss" in state.history[0]
+    assert state.history[-1]["dev_negloss"] > state.history[0]["dev_negloss"]  # it learned
+    assert state.finished and checkpoint.load(tmp_path)["state"]["finished"]
+
+
+def test_a_finished_run_does_not_train_again(tmp_path):
+    model, first = run(tmp_path)
+    calls = []
+
+    def counting_objective(m, b):
+        calls.append(1)
+        return objective(m, b)
+
+    again = fit(model, counting_objective, torch.optim.Adam(model.parameters()), batches, epochs=EPOCHS,
+                checkpoint_dir=tmp_path, fingerprint="toy")
+    assert not calls and plain(again.history) == plain(first.history)
+
+
+def test_other_settings_refuse_the_checkpoint(tmp_path):
+    run(tmp_path, epochs=1)
+    model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 1))
+    with pytest.raises(ValueError, match="other settings"):
+        fit(model, objective, torch.optim.Adam(model.parameters()), batches, epochs=1, checkpoint_dir=tmp_path,
+            fingerprint="another")
+
+
+def test_early_stopping_and_first_best():
+    seed_everything(0)
+    model = nn.Linear(6, 1)
+    values = iter([0.5, 0.7, 0.7, 0.6, 0.65, 0.9])
+    state = fit(model, objective, torch.optim.SGD(model.parameters(), lr=0.0), batches, epochs=10,
+                callbacks=[Evaluate(lambda m: {"MRR": next(values)}), KeepBest("dev_MRR"),
+                           EarlyStopping("dev_MRR", patience=3), ProgressBar(10, disable=True)])
+    assert [r["dev_MRR"] for r in state.history] == [0.5, 0.7, 0.7, 0.6, 0.65]
+    assert state.stop and state.best["epoch"] == 1
+
+
+def test_a_non_finite_loss_names_the_epoch_and_batch():
+    model = nn.Linear(6, 1)
+    with pytest.raises(FloatingPointError, match="epoch 1, batch 1"):
+        fit(model, lambda m, b: torch.tensor(float("nan"), requires_grad=True), torch.optim.SGD(model.parameters(), lr=0.1),
+            batches, epochs=1)
