@@ -1,0 +1,126 @@
+"""Training time per epoch on TrecQA TRAIN-ALL, Tay et al. 2018 Figure 3: LSTM, QRNN, CTRN, AP-BiLSTM at d = 800.
+
+The paper's claims: CTRN costs QRNN about 10 s more per epoch, runs about 4× faster than LSTM and 8× faster
+than AP-BiLSTM (on their GPU). Here every model trains on the same machine in one process, one after the
+other, on the real TRAIN-ALL pairs (word vectors are random: time does not depend on their values):
+
+- ``paper``: whole epochs;
+- ``cpu`` and ``smoke``: a fixed number of batches after warm-up batches, the mean seconds per batch times the
+  number of batches in an epoch (an extrapolation, marked ``"extrapolated": true`` in the output).
+
+A pointwise epoch is every pair once; an AP-BiLSTM epoch is every negative once, beside a positive of its
+question (:mod:`reproq.train.answer_selection`), so the two differ in batch count, as in the paper's setups.
+The numbers go to a JSON file with the machine, threads, load and settings; nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from reproq.data import trecqa
+from reproq.data.vocab import Vocabulary
+from reproq.models.answer_selection import PAIRWISE, RankerConfig, build_ranker
+from reproq.results import code_version
+from reproq.train import objectives, runtime
+from reproq.train.answer_selection import TrainConfig, lowercase, pair_set, train_batches
+
+METHODS = ("LSTM", "QRNN", "CTRN", "AP-BiLSTM")  # Figure 3
+SETTINGS = {  # profile -> (ranker sizes, batch size, warm-up batches, timed batches or None for whole epochs)
+    "smoke": (RankerConfig(projection_dim=16, hidden_dim=16, mlp_dim=16), 32, 1, 2),
+    "cpu": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, 8),  # d = 800: Figure 3
+    "paper": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, None),
+}
+PAPER_CLAIMS = {"CTRN - QRNN (s/epoch)": 10.0, "LSTM / CTRN": 4.0, "AP-BiLSTM / CTRN": 8.0}
+
+
+def _time_method(method: str, pairs, vectors: torch.Tensor, ranker: RankerConfig, batch_size: int, warmup: int,
+                 timed: int | None, device: torch.device) -> dict:
+    runtime.seed_everything(0)
+    model = build_ranker(vectors, replace(ranker, method=method, n_features=4)).to(device)
+    pairwise = method in PAIRWISE
+    objective = (objectives.MaxMarginObjective(margin=TrainConfig.margin, l2=0.0) if pairwise
+                 else objectives.SoftmaxCrossEntropyObjective())
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    batches = train_batches(pairs, 1, seed=0, batch_size=batch_size, pairwise=pairwise)
+    run = batches[warmup:warmup + timed] if timed is not None else batches
+
+    def step(batch):
+        optimizer.zero_grad(set_to_none=True)
+        objective(model, batch.to(device)).backward()
+        optimizer.step()
+
+    for batch in batches[:warmup]:
+        step(batch)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    started = time.perf_counter()
+    for batch in run:
+        step(batch)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - started
+    per_batch = seconds / len(run)
+    return {"method": method, "batches_per_epoch": len(batches), "batches_timed": len(run),
+            "s_per_batch": per_batch, "s_per_epoch": per_batch * len(batches),
+            "trainable_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad)}
+
+
+def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
+    """Time the Figure 3 models on TRAIN-ALL and write the numbers (JSON) to ``out_path``; return them."""
+    if profile not in SETTINGS:
+        raise ValueError(f"profile must be one of {', '.join(SETTINGS)}, got {profile!r}")
+    ranker, batch_size, warmup, timed = SETTINGS[profile]
+    questions = trecqa.load_trecqa("train-all")
+    vocab = Vocabulary.build(lowercase(t) for q in questions for t in (q.tokens, *(c.tokens for c in q.candidates)))
+    pairs = pair_set(questions, vocab, max_answer_len=60)
+    pairs = replace(pairs, features=np.zeros((len(pairs.labels), 4), dtype=np.float32))  # shape only
+    vectors = torch.from_numpy(np.random.default_rng(0).normal(size=(len(vocab), 50)).astype(np.float32))
+    target = runtime.resolve_device(device)
+    load_before = os.getloadavg()
+    rows = [_time_method(m, pairs, vectors, ranker, batch_size, warmup, timed, target) for m in METHODS]
+    by = {r["method"]: r["s_per_epoch"] for r in rows}
+    result = {
+        "what": "seconds per training epoch on TrecQA TRAIN-ALL (Tay et al. 2018 Figure 3)",
+        "profile": profile, "extrapolated": timed is not None,
+        "how": ("whole epochs" if timed is None else
+                f"{timed} batches timed after {warmup} warm-up batches, mean s/batch x batches per epoch"),
+        "settings": {"batch_size": batch_size, "word_vectors": "random 50-d (time does not depend on values)",
+                     **{k: v for k, v in asdict(ranker).items() if k in ("projection_dim", "hidden_dim", "mlp_dim",
+                                                                          "width", "mlp_layers")}},
+        "rows": rows,
+        "ratios": {"CTRN - QRNN (s/epoch)": by["CTRN"] - by["QRNN"], "LSTM / CTRN": by["LSTM"] / by["CTRN"],
+                   "AP-BiLSTM / CTRN": by["AP-BiLSTM"] / by["CTRN"], "LSTM / QRNN": by["LSTM"] / by["QRNN"]},
+        "paper_claims": PAPER_CLAIMS,
+        "machine": {"device": str(target), "cpu": platform.processor() or platform.machine(),
+                    "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
+                    "load_average_before": load_before, "load_average_after": os.getloadavg()},
+        "code_version": code_version(), "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def figure3_records(bench: dict) -> list:
+    """The benchmark's ratios as :class:`~reproq.results.Record`s keyed like the paper's Figure 3 claims."""
+    from reproq.results import Record
+
+    ratios = bench["ratios"]
+    claims = [("CTRN vs QRNN", "extra_seconds_per_epoch", ratios["CTRN - QRNN (s/epoch)"]),
+              ("CTRN vs LSTM", "speedup", ratios["LSTM / CTRN"]),
+              ("CTRN vs AP-BiLSTM", "speedup", ratios["AP-BiLSTM / CTRN"])]
+    variant = ("extrapolated from timed batches" if bench["extrapolated"] else "whole epochs") + \
+        f", {bench['machine']['device']}, {bench['machine']['torch_threads']} threads"
+    return [Record(paper="tay2018", table="Figure 3", dataset="trecqa", split="train-all", method=method,
+                   setting="d=800", metric=metric, value=float(value), variant=variant,
+                   config=bench["settings"], device=bench["machine"]["device"], code_version=bench["code_version"])
+            for method, metric, value in claims]

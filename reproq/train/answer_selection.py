@@ -1,0 +1,193 @@
+"""Answer-selection data to batches, one training run on the shared fit loop, and trec_eval scores.
+
+A split becomes a :class:`PairSet` (every question–candidate pair as word ids, with its label, the
+question it belongs to and, on TrecQA, the four overlap features). Pointwise models train on shuffled pairs
+(Tay et al.: 2-class cross entropy); pairwise models (AP-CNN, AP-BiLSTM) on triples (q, a⁺, a⁻), where
+each negative of an epoch meets one positive of its question drawn at random (dos Santos et al. 2016 train
+with one negative per positive; pairing every negative once keeps the epoch as long as the pointwise one).
+Batches are drawn from a generator seeded by (seed, epoch), so a resumed run repeats them. Pairs are
+sorted by answer length within windows of 20 batches before batching (less padding, same epoch).
+
+Model selection follows Tay et al.: DEV MAP each epoch, the best epoch's weights kept, training stopped
+after ``patience`` epochs without improvement; TEST is scored once, with those weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from reproq import evaluation
+from reproq.data.batching import pad_batch
+from reproq.data.records import QAQuestion
+from reproq.data.vocab import Vocabulary
+from reproq.train import callbacks, loop, objectives, runtime
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    epochs: int = 25  # Tay et al. (TrecQA): 25 epochs for TRAIN, 5 for TRAIN-ALL
+    patience: int = 5  # "training is terminated if the validation performance doesn't improve after 5 epochs"
+    batch_size: int = 64  # tuned in {64, 128, 256, 512} (§Implementation Details)
+    lr: float = 1e-3  # Adam; tuned in {1e-3, 1e-4, 1e-5} (§Implementation Details)
+    l2: float = 4e-6  # §Implementation Details
+    margin: float = 0.5  # AP-CNN / AP-BiLSTM hinge margin m (our choice; dos Santos et al. tune it per dataset)
+    max_batches: int | None = None  # cap on batches per epoch (the smoke profile); None: the whole split
+
+
+@dataclass(frozen=True)
+class PairSet:
+    """A split as flat question–candidate pairs, in question order, candidates in reader order."""
+
+    questions: tuple[QAQuestion, ...]
+    q_ids: tuple[tuple[int, ...], ...]
+    a_ids: tuple[tuple[int, ...], ...]
+    labels: np.ndarray  # (P,) int64
+    owner: np.ndarray  # (P,) index of the question of each pair
+    features: np.ndarray | None  # (P, 4) float32, or None
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    q_tokens: torch.Tensor
+    q_mask: torch.Tensor
+    a_tokens: torch.Tensor
+    a_mask: torch.Tensor
+    features: torch.Tensor | None = None
+    labels: torch.Tensor | None = None
+    neg_tokens: torch.Tensor | None = None
+    neg_mask: torch.Tensor | None = None
+
+    def to(self, device: torch.device) -> PairBatch:
+        moved = (getattr(self, f.name) for f in fields(self))
+        return PairBatch(*(None if t is None else t.to(device) for t in moved))
+
+
+def lowercase(tokens: Sequence[str]) -> tuple[str, ...]:
+    return tuple(t.lower() for t in tokens)
+
+
+def pair_set(questions: Sequence[QAQuestion], vocab: Vocabulary, overlap=None, *,
+             max_answer_len: int | None = None, truncate: int | None = None) -> PairSet:
+    """Encode ``questions`` (lower-cased) on ``vocab``; ``overlap`` (a fitted
+    :class:`~reproq.baselines.overlap.OverlapFeatures`) adds the features. With ``max_answer_len`` pairs whose
+    answer is longer are dropped (for training only: Severyn & Moschitti's parse.py drops answers over 60
+    tokens, 1,221 pairs of TRAIN-ALL); with ``truncate`` questions and answers keep their first ``truncate``
+    tokens (overlap features still see the whole texts)."""
+    q_ids, a_ids, labels, owner, feats = [], [], [], [], []
+    for i, q in enumerate(questions):
+        question = tuple(vocab.encode(lowercase(q.tokens)))[:truncate]
+        for c in q.candidates:
+            if max_answer_len is not None and len(c.tokens) > max_answer_len:
+                continue
+            q_ids.append(question)
+            a_ids.append(tuple(vocab.encode(lowercase(c.tokens)))[:truncate])
+            labels.append(c.label)
+            owner.append(i)
+            if overlap is not None:
+                feats.append(overlap.transform(q.tokens, c.tokens))
+    features = np.asarray(feats, dtype=np.float32).reshape(-1, 4) if overlap is not None else None
+    return PairSet(tuple(questions), tuple(q_ids), tuple(a_ids), np.asarray(labels, dtype=np.int64),
+                   np.asarray(owner, dtype=np.int64), features)
+
+
+def make_batch(pairs: PairSet, index: Sequence[int], negatives: Sequence[int] | None = None) -> PairBatch:
+    q_tokens, q_mask = pad_batch([pairs.q_ids[i] for i in index])
+    a_tokens, a_mask = pad_batch([pairs.a_ids[i] for i in index])
+    features = None if pairs.features is None else torch.from_numpy(pairs.features[list(index)])
+    neg_tokens = neg_mask = None
+    if negatives is not None:
+        neg_tokens, neg_mask = pad_batch([pairs.a_ids[i] for i in negatives])
+    return PairBatch(q_tokens, q_mask, a_tokens, a_mask, features, torch.from_numpy(pairs.labels[list(index)]),
+                     neg_tokens, neg_mask)
+
+
+def _bucketed(order: np.ndarray, lengths: np.ndarray, batch_size: int, rng) -> list[np.ndarray]:
+    """Batches of ``order`` sorted by length within windows of 20 batches; batch order shuffled."""
+    window = 20 * batch_size
+    batches = []
+    for start in range(0, len(order), window):
+        chunk = order[start:start + window]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def train_batches(pairs: PairSet, epoch: int, *, seed: int, batch_size: int, pairwise: bool,
+                  max_batches: int | None = None) -> list[PairBatch]:
+    """The batches of one epoch, drawn from ``numpy.random.default_rng((seed, epoch))``."""
+    rng = np.random.default_rng((seed, epoch))
+    lengths = np.array([len(a) for a in pairs.a_ids])
+    if not pairwise:
+        return [make_batch(pairs, b) for b in _bucketed(rng.permutation(len(lengths)), lengths, batch_size, rng)
+                [:max_batches]]
+    positives_of = {}
+    for i in np.flatnonzero(pairs.labels == 1):
+        positives_of.setdefault(int(pairs.owner[i]), []).append(int(i))
+    negatives = np.array([i for i in np.flatnonzero(pairs.labels == 0) if int(pairs.owner[i]) in positives_of],
+                         dtype=np.int64)
+    batches = []
+    for neg in _bucketed(rng.permutation(negatives), lengths, batch_size, rng)[:max_batches]:
+        pos = [positives_of[int(pairs.owner[i])][rng.integers(len(positives_of[int(pairs.owner[i])]))] for i in neg]
+        batches.append(make_batch(pairs, pos, negatives=neg))
+    return batches
+
+
+@torch.no_grad()
+def score_questions(model: torch.nn.Module, pairs: PairSet, *, batch_size: int = 256) -> list[np.ndarray]:
+    """``model.score`` of every pair, one array per question aligned with its candidates (eval mode)."""
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    lengths = np.array([len(a) for a in pairs.a_ids])
+    order = np.argsort(lengths, kind="stable")  # similar lengths together: less padding
+    scores = np.zeros(len(lengths), dtype=np.float64)
+    for start in range(0, len(order), batch_size):
+        index = order[start:start + batch_size]
+        scores[index] = model.score(make_batch(pairs, index).to(device)).double().cpu().numpy()
+    model.train(was_training)
+    return [scores[pairs.owner == i] for i in range(len(pairs.questions))]
+
+
+def ranking_scores(questions: Sequence[QAQuestion], scores: Sequence[np.ndarray], *, seed: int = 0,
+                   ks: Sequence[int] = ()) -> dict[str, float]:
+    """trec_eval MAP and MRR (:func:`reproq.evaluation.answer_selection_scores`: questions without candidates
+    left out, questions without a positive counted at 0), and P@k over the same questions."""
+    values = dict(evaluation.answer_selection_scores(questions, scores, seed=seed))
+    kept = [(q.labels, s) for q, s in zip(questions, scores) if q.candidates]
+    for k in ks:
+        values[f"P@{k}"] = float(np.mean([y[np.argsort(-s, kind="stable")][:k].sum() / k for y, s in kept]))
+    return values
+
+
+def fit_ranker(model: torch.nn.Module, train: PairSet, dev: PairSet, config: TrainConfig, *, seed: int,
+               pairwise: bool, progress: bool = False, desc: str = "",
+               checkpoint_dir: str | Path | None = None, fingerprint: str = "") -> loop.FitState:
+    """Train with Adam on ``train``, select the epoch by DEV MAP, and leave the best weights in ``model``."""
+    runtime.seed_everything(seed)
+    objective = (objectives.MaxMarginObjective(margin=config.margin, l2=0.0) if pairwise
+                 else objectives.SoftmaxCrossEntropyObjective(l2=config.l2))
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr)
+
+    def dev_scores(m):
+        return ranking_scores(dev.questions, score_questions(m, dev), seed=seed)
+
+    cbs = [callbacks.Evaluate(dev_scores), callbacks.KeepBest("dev_MAP"),
+           callbacks.EarlyStopping("dev_MAP", patience=config.patience),
+           callbacks.ProgressBar(config.epochs, desc=desc, metric="dev_MAP", disable=not progress)]
+    device = next(model.parameters()).device
+
+    def batches(epoch):
+        return (b.to(device) for b in train_batches(train, epoch, seed=seed, batch_size=config.batch_size,
+                                                    pairwise=pairwise, max_batches=config.max_batches))
+
+    # evaluate_untrained=False: the untrained model is no candidate (with the overlap features a random network
+    # can score well on DEV by chance, and "train for 0 epochs" is not what the paper selects among)
+    state = loop.fit(model, objective, optimizer, batches, epochs=config.epochs, callbacks=cbs,
+                     checkpoint_dir=checkpoint_dir, fingerprint=fingerprint, evaluate_untrained=False)
+    model.load_state_dict(state.best["model"])
+    return state

@@ -1,0 +1,118 @@
+"""Answer-selection rankers: Tay et al. Table 2's parameter counts from the built models, every method's
+shapes and gradients, fixed word vectors, padding invariance, and the two-pass BiLSTM against torch's."""
+
+from __future__ import annotations
+
+import doctest
+from dataclasses import dataclass
+
+import pytest
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from reproq.models import answer_selection
+from reproq.models.answer_selection import (METHODS, PAIRWISE, BiLSTM, RankerConfig, build_ranker,
+                                            paper_parameter_count)
+
+TABLE2 = RankerConfig(projection_dim=300, hidden_dim=512, mlp_dim=128, width=2, n_features=0)  # d, m, h, k
+
+
+@dataclass
+class Batch:
+    q_tokens: torch.Tensor
+    q_mask: torch.Tensor
+    a_tokens: torch.Tensor
+    a_mask: torch.Tensor
+    features: torch.Tensor | None = None
+    labels: torch.Tensor | None = None
+    neg_tokens: torch.Tensor | None = None
+    neg_mask: torch.Tensor | None = None
+
+
+def random_batch(seed, vocab=30, lengths_q=(3, 5, 1), lengths_a=(7, 2, 4)):
+    g = torch.Generator().manual_seed(seed)
+    def side(lengths):
+        mask = torch.arange(max(lengths) + 1)[None, :] < torch.tensor(lengths)[:, None]
+        return torch.randint(2, vocab, mask.shape, generator=g) * mask, mask
+    (q, qm), (a, am), (n, nm) = side(lengths_q), side(lengths_a), side(lengths_a[::-1])
+    return Batch(q, qm, a, am, torch.rand(len(lengths_q), 4, generator=g), torch.tensor([1, 0, 1]), n, nm)
+
+
+def test_docstring_examples():
+    assert doctest.testmod(answer_selection).failed == 0
+
+
+@pytest.mark.parametrize("method, paper, exact", [
+    ("QRNN", 1.05e6, 3 * 2 * 512 * 300 + 2 * 512 * 128 + 128),  # 3kdm + 2dh + h = 1,052,800
+    ("CTRN", 1.05e6, 3 * 2 * 512 * 300 + 2 * 512 * 128 + 128),  # LTC adds nothing
+    ("LSTM", 1.79e6, 4 * (300 * 512 + 512 ** 2) + 2 * 512 * 128 + 128),  # 4(md + d²) + 2dh + h = 1,794,176
+])
+def test_table2_parameter_counts_from_the_built_models(method, paper, exact):
+    model = build_ranker(torch.zeros(5, 300), RankerConfig(**{**TABLE2.__dict__, "method": method}))
+    assert paper_parameter_count(model) == exact
+    assert abs(exact - paper) / paper < 0.005  # the paper prints three significant digits
+
+
+def test_table2_ap_bilstm_does_not_reach_the_printed_count():
+    """The printed formula 4(md + d²) + 4d² gives 2.71M at d = 512, m = 300; a BiLSTM of 512 units per direction
+    with U ∈ R^{2d×2d} (what we build) has 4.37M; the paper prints 5.86M, which neither reaches."""
+    model = build_ranker(torch.zeros(5, 300), RankerConfig(**{**TABLE2.__dict__, "method": "AP-BiLSTM"}))
+    assert paper_parameter_count(model) == 2 * 4 * (300 * 512 + 512 ** 2) + (2 * 512) ** 2 == 4_374_528
+    assert 4 * (300 * 512 + 512 ** 2) + 4 * 512 ** 2 == 2_711_552
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_scores_and_trains(method):
+    torch.manual_seed(0)
+    model = build_ranker(torch.randn(30, 8), RankerConfig(method=method, projection_dim=6, hidden_dim=5, mlp_dim=16,
+                                                          mlp_layers=2, n_features=4))
+    model.eval()  # wiring, not dropout: with dropout a tiny network can lose every path by chance
+    batch = random_batch(0)
+    scores = model.score(batch)
+    assert scores.shape == (3,) and torch.isfinite(scores).all()
+    out = model(batch)
+    loss = (out[0].sum() - out[1].sum()) if method in PAIRWISE else out.logsumexp(1).sum() - out[:, 1].sum()
+    loss.backward()
+    for name, p in model.named_parameters():
+        if p.requires_grad:
+            assert p.grad is not None and p.grad.abs().sum() > 0, f"{method}: {name} gets no gradient"
+    assert "embedding.vectors" not in dict(model.named_parameters())  # the word vectors are fixed
+
+
+def test_pointwise_score_is_the_log_odds_of_the_positive_class():
+    torch.manual_seed(1)
+    model = build_ranker(torch.randn(30, 8), RankerConfig(method="CTRN", projection_dim=6, hidden_dim=5, mlp_dim=4,
+                                                          n_features=4)).eval()
+    batch = random_batch(1)
+    p = torch.softmax(model(batch), dim=1)[:, 1]
+    torch.testing.assert_close(model.score(batch), torch.log(p / (1 - p)))
+
+
+@pytest.mark.parametrize("method", ["CTRN", "BiLSTM", "AP-BiLSTM"])
+def test_scores_do_not_depend_on_the_rest_of_the_batch(method):
+    torch.manual_seed(2)
+    model = build_ranker(torch.randn(30, 8), RankerConfig(method=method, projection_dim=6, hidden_dim=5, mlp_dim=4,
+                                                          n_features=4)).double().eval()
+    batch = random_batch(2)
+    together = model.score(batch)
+    for i in range(3):
+        lq, la = int(batch.q_mask[i].sum()), int(batch.a_mask[i].sum())
+        alone = Batch(batch.q_tokens[i:i + 1, :lq], batch.q_mask[i:i + 1, :lq], batch.a_tokens[i:i + 1, :la],
+                      batch.a_mask[i:i + 1, :la], batch.features[i:i + 1])
+        torch.testing.assert_close(model.score(alone)[0], together[i])
+
+
+def test_two_pass_bilstm_equals_torch_bidirectional_lstm_on_packed_sequences():
+    torch.manual_seed(3)
+    ours = BiLSTM(4, 3).double()
+    theirs = torch.nn.LSTM(4, 3, batch_first=True, bidirectional=True).double()
+    with torch.no_grad():
+        for suffix, lstm in (("", ours.forward_lstm.rnn), ("_reverse", ours.backward_lstm.rnn)):
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                getattr(theirs, f"{name}_l0{suffix}").copy_(getattr(lstm, f"{name}_l0"))
+    x = torch.randn(3, 6, 4, dtype=torch.float64)
+    lengths = torch.tensor([6, 2, 4])
+    mask = torch.arange(6)[None, :] < lengths[:, None]
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    expected, _ = pad_packed_sequence(theirs(packed)[0], batch_first=True, total_length=6)
+    torch.testing.assert_close(ours(x, mask), expected)

@@ -1,0 +1,147 @@
+"""Answer-selection training glue: pairs and batches, repeatable epochs, scores aligned with candidates,
+trec_eval MAP/MRR against pytrec_eval on a TrecQA run, and a whole (tiny) run end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from reproq.baselines.overlap import OverlapFeatures, question_texts
+from reproq.data.trecqa import read_trecqa_xml
+from reproq.data.vocab import Vocabulary
+from reproq.models.answer_selection import RankerConfig, build_ranker
+from reproq.train import tay2018
+from reproq.train.answer_selection import (TrainConfig, fit_ranker, lowercase, pair_set, ranking_scores,
+                                           score_questions, train_batches)
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "trecqa" / "sample.xml"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    questions = read_trecqa_xml(FIXTURE)
+    vocab = Vocabulary.build(lowercase(t) for t in question_texts(questions))
+    return questions, vocab, pair_set(questions, vocab, OverlapFeatures().fit(question_texts(questions)))
+
+
+def test_pair_set_flattens_in_order(sample):
+    questions, vocab, pairs = sample
+    assert len(pairs.labels) == sum(len(q.candidates) for q in questions)
+    assert pairs.owner.tolist() == [i for i, q in enumerate(questions) for _ in q.candidates]
+    assert pairs.labels.tolist() == [c.label for q in questions for c in q.candidates]
+    assert pairs.features.shape == (len(pairs.labels), 4)
+    first = questions[0].candidates[0]
+    assert pairs.a_ids[0] == tuple(vocab.encode(lowercase(first.tokens)))
+    short = pair_set(questions, vocab, max_answer_len=5)
+    assert all(len(a) <= 5 for a in short.a_ids) and len(short.labels) < len(pairs.labels)
+
+
+def test_epochs_repeat_and_differ(sample):
+    _, _, pairs = sample
+    epoch = lambda e: [b.a_tokens.tolist() for b in train_batches(pairs, e, seed=3, batch_size=2, pairwise=False)]  # noqa: E731
+    assert epoch(1) == epoch(1) and epoch(1) != epoch(2)
+    seen = sorted(i for b in train_batches(pairs, 1, seed=3, batch_size=2, pairwise=False) for i in b.labels.tolist())
+    assert seen == sorted(pairs.labels.tolist())  # every pair once per epoch
+
+
+def test_pairwise_triples_pair_a_positive_and_a_negative_of_one_question(sample):
+    questions, vocab, pairs = sample
+    batches = train_batches(pairs, 1, seed=0, batch_size=3, pairwise=True)
+    encoded = {(tuple(pairs.q_ids[i]), tuple(pairs.a_ids[i])): (int(pairs.owner[i]), int(pairs.labels[i]))
+               for i in range(len(pairs.labels))}
+    n_triples = 0
+    for b in batches:
+        for q, qm, pos, pm, neg, nm in zip(b.q_tokens, b.q_mask, b.a_tokens, b.a_mask, b.neg_tokens, b.neg_mask):
+            owner_pos, label_pos = encoded[tuple(q[qm].tolist()), tuple(pos[pm].tolist())]
+            owner_neg, label_neg = encoded[tuple(q[qm].tolist()), tuple(neg[nm].tolist())]
+            assert (label_pos, label_neg) == (1, 0) and owner_pos == owner_neg
+            n_triples += 1
+    with_positive = {int(o) for o, y in zip(pairs.owner, pairs.labels) if y == 1}
+    assert n_triples == sum(1 for o, y in zip(pairs.owner, pairs.labels) if y == 0 and int(o) in with_positive)
+
+
+class AnswerLength(torch.nn.Module):
+    """Scores a pair by its answer's length: a known ranking to check alignment."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.ones(()))
+
+    def score(self, batch):
+        return self.w * batch.a_mask.sum(1).float()
+
+
+def test_scores_come_back_aligned_with_candidates(sample):
+    questions, _, pairs = sample
+    scores = score_questions(AnswerLength(), pairs, batch_size=2)
+    assert [s.tolist() for s in scores] == [[float(len(c.tokens)) for c in q.candidates] for q in questions]
+
+
+def test_trec_eval_map_mrr_agree_with_pytrec_eval_on_a_trecqa_run(real_data):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from reproq.data import trecqa
+
+    real_data("trecqa", trecqa.XML_FILES["test"])
+    test = trecqa.load_trecqa("test")
+    feats = OverlapFeatures().fit(question_texts(test))
+    rng = np.random.default_rng(0)  # overlap scores with a jitter: no ties (trec_eval keeps float32 scores)
+    scores = [f[:, 1] + 1e-4 * rng.random(len(f)) for f in feats.transform_questions(test)]
+    ours = ranking_scores(test, scores)
+    kept = [(q, s) for q, s in zip(test, scores) if q.candidates]
+    qrels = {q.id: {c.id: c.label for c in q.candidates} for q, _ in kept}
+    run = {q.id: {c.id: float(v) for c, v in zip(q.candidates, s)} for q, s in kept}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank"}).evaluate(run)
+    assert len(per_query) == ours["n_evaluated"] == 95  # raw TEST: 100 questions, 5 without candidates
+    assert ours["MAP"] == pytest.approx(np.mean([v["map"] for v in per_query.values()]), abs=1e-12)
+    assert ours["MRR"] == pytest.approx(np.mean([v["recip_rank"] for v in per_query.values()]), abs=1e-12)
+
+
+@pytest.mark.parametrize("method", ["CTRN", "AP-CNN"])
+def test_a_tiny_run_end_to_end(sample, method):
+    questions, vocab, pairs = sample
+    prepared = tay2018.Prepared("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
+                                {"word2vec": "random, for the test"}, {"train": pairs, "dev": pairs, "test": pairs}, {})
+    result = tay2018.run_once(prepared, method, "train", seed=1,
+                              ranker=RankerConfig(projection_dim=5, hidden_dim=4, mlp_dim=4),
+                              train=TrainConfig(epochs=3, batch_size=4, patience=1), ks=(1,))
+    assert set(result) >= {"dev", "test", "test_clean", "best_epoch", "history"}
+    assert 1 <= result["best_epoch"] <= result["epochs_run"] <= 3  # the untrained model is no candidate
+    assert result["history"][0]["epoch"] == 1 and "dev_MAP" in result["history"][-1]
+    for values in (result["dev"], result["test"], result["test_clean"]):
+        assert 0 < values["MAP"] <= 1 and 0 < values["MRR"] <= 1 and 0 <= values["P@1"] <= 1
+    again = tay2018.run_once(prepared, method, "train", seed=1, ranker=RankerConfig(projection_dim=5, hidden_dim=4,
+                             mlp_dim=4), train=TrainConfig(epochs=3, batch_size=4, patience=1), ks=(1,))
+    assert again["test"] == result["test"]  # same seed, same device: same numbers
+
+
+def test_a_checkpointed_run_resumes_to_the_same_numbers(sample, tmp_path):
+    questions, vocab, pairs = sample
+    prepared = tay2018.Prepared("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
+                                {}, {"train": pairs, "dev": pairs, "test": pairs}, {})
+    settings = dict(ranker=RankerConfig(projection_dim=5, hidden_dim=4, mlp_dim=4),
+                    train=TrainConfig(epochs=2, batch_size=4), checkpoint_root=tmp_path)
+    first = tay2018.run_once(prepared, "QRNN", "train", 1, **settings)
+    (folder,) = tmp_path.iterdir()
+    assert folder.name.startswith("trecqa-QRNN-train-seed1-") and (folder / "last.pt").is_file()
+    again = tay2018.run_once(prepared, "QRNN", "train", 1, **settings)  # finished: nothing to train, same scores
+    assert again["test"] == first["test"] and again["history"] == first["history"]
+
+
+def test_training_improves_dev_on_a_learnable_signal(sample):
+    # positives of the fixture share words with their question; a QRNN ranker must beat its untrained self
+    questions, vocab, pairs = sample
+    torch.manual_seed(0)
+    vectors = torch.randn(len(vocab), 8)
+    model = build_ranker(vectors, RankerConfig(method="QRNN", projection_dim=8, hidden_dim=8, mlp_dim=8,
+                                               n_features=4, dropout=0.0))
+    untrained = ranking_scores(pairs.questions, score_questions(model, pairs))["MAP"]
+    state = fit_ranker(model, pairs, pairs, TrainConfig(epochs=30, batch_size=8, lr=1e-2, patience=30), seed=0,
+                       pairwise=False)
+    losses = [r["loss"] for r in state.history]
+    assert losses[-1] < 0.5 * losses[0]
+    assert state.best["value"] > untrained
+    trained = ranking_scores(pairs.questions, score_questions(model, pairs))["MAP"]
+    assert trained == state.best["value"]  # the best epoch's weights are the ones left in the model
