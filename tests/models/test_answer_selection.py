@@ -4,29 +4,17 @@ shapes and gradients, fixed word vectors, padding invariance, and the two-pass B
 from __future__ import annotations
 
 import doctest
-from dataclasses import dataclass
 
 import pytest
 import torch
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from reproq.models import answer_selection
+from reproq.train.answer_selection import PairBatch
 from reproq.models.answer_selection import (METHODS, PAIRWISE, BiLSTM, RankerConfig, build_ranker,
                                             paper_parameter_count)
 
 TABLE2 = RankerConfig(projection_dim=300, hidden_dim=512, mlp_dim=128, width=2, n_features=0)  # d, m, h, k
-
-
-@dataclass
-class Batch:
-    q_tokens: torch.Tensor
-    q_mask: torch.Tensor
-    a_tokens: torch.Tensor
-    a_mask: torch.Tensor
-    features: torch.Tensor | None = None
-    labels: torch.Tensor | None = None
-    neg_tokens: torch.Tensor | None = None
-    neg_mask: torch.Tensor | None = None
 
 
 def random_batch(seed, vocab=30, lengths_q=(3, 5, 1), lengths_a=(7, 2, 4)):
@@ -35,7 +23,7 @@ def random_batch(seed, vocab=30, lengths_q=(3, 5, 1), lengths_a=(7, 2, 4)):
         mask = torch.arange(max(lengths) + 1)[None, :] < torch.tensor(lengths)[:, None]
         return torch.randint(2, vocab, mask.shape, generator=g) * mask, mask
     (q, qm), (a, am), (n, nm) = side(lengths_q), side(lengths_a), side(lengths_a[::-1])
-    return Batch(q, qm, a, am, torch.rand(len(lengths_q), 4, generator=g), torch.tensor([1, 0, 1]), n, nm)
+    return PairBatch(q, qm, a, am, torch.rand(len(lengths_q), 4, generator=g), torch.tensor([1, 0, 1]), n, nm)
 
 
 def test_docstring_examples():
@@ -97,7 +85,7 @@ def test_scores_do_not_depend_on_the_rest_of_the_batch(method):
     together = model.score(batch)
     for i in range(3):
         lq, la = int(batch.q_mask[i].sum()), int(batch.a_mask[i].sum())
-        alone = Batch(batch.q_tokens[i:i + 1, :lq], batch.q_mask[i:i + 1, :lq], batch.a_tokens[i:i + 1, :la],
+        alone = PairBatch(batch.q_tokens[i:i + 1, :lq], batch.q_mask[i:i + 1, :lq], batch.a_tokens[i:i + 1, :la],
                       batch.a_mask[i:i + 1, :la], batch.features[i:i + 1])
         torch.testing.assert_close(model.score(alone)[0], together[i])
 
