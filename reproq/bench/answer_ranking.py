@@ -1,12 +1,13 @@
 """Training time per epoch on TrecQA TRAIN-ALL, Tay et al. 2018 Figure 3: LSTM, QRNN, CTRN, AP-BiLSTM at d = 800.
 
 The paper's claims: CTRN costs QRNN about 10 s more per epoch, runs about 4× faster than LSTM and 8× faster
-than AP-BiLSTM (on their GPU). Here every model trains on the same machine in one process, one after the
-other, on the real TRAIN-ALL pairs (word vectors are random: time does not depend on their values):
+than AP-BiLSTM (on their GPU). Here every model trains on the same machine in one process, in turns, on the
+real TRAIN-ALL pairs (word vectors are random: time does not depend on their values):
 
 - ``paper``: whole epochs;
-- ``cpu`` and ``smoke``: a fixed number of batches after warm-up batches, the mean seconds per batch times the
-  number of batches in an epoch (an extrapolation, marked ``"extrapolated": true`` in the output).
+- ``cpu`` and ``smoke``: a fixed number of batches after warm-up batches, taken in rounds (one batch of every
+  method a round, so that a change in the machine's load falls on all alike); the median seconds per batch times
+  the number of batches in an epoch (an extrapolation, marked ``"extrapolated": true`` in the output).
 
 A pointwise epoch is every pair once; an AP-BiLSTM epoch is every negative once, beside a positive of its
 question (:mod:`reproq.train.answer_selection`), so the two differ in batch count, as in the paper's setups.
@@ -35,42 +36,62 @@ from reproq.train.answer_selection import TrainConfig, lowercase, pair_set, trai
 METHODS = ("LSTM", "QRNN", "CTRN", "AP-BiLSTM")  # Figure 3
 SETTINGS = {  # profile -> (ranker sizes, batch size, warm-up batches, timed batches or None for whole epochs)
     "smoke": (RankerConfig(projection_dim=16, hidden_dim=16, mlp_dim=16), 32, 1, 2),
-    "cpu": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, 8),  # d = 800: Figure 3
+    "cpu": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, 12),  # d = 800: Figure 3
     "paper": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, None),
 }
 PAPER_CLAIMS = {"CTRN - QRNN (s/epoch)": 10.0, "LSTM / CTRN": 4.0, "AP-BiLSTM / CTRN": 8.0}
 
 
-def _time_method(method: str, pairs, vectors: torch.Tensor, ranker: RankerConfig, batch_size: int, warmup: int,
-                 timed: int | None, device: torch.device) -> dict:
-    runtime.seed_everything(0)
-    model = build_ranker(vectors, replace(ranker, method=method, n_features=4)).to(device)
-    pairwise = method in PAIRWISE
-    objective = (objectives.MaxMarginObjective(margin=TrainConfig.margin, l2=0.0) if pairwise
-                 else objectives.SoftmaxCrossEntropyObjective())
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-3)
-    batches = train_batches(pairs, 1, seed=0, batch_size=batch_size, pairwise=pairwise)
-    run = batches[warmup:warmup + timed] if timed is not None else batches
+class _Trainer:
+    """One method's model, optimizer and TRAIN-ALL batches, ready to take timed training steps."""
 
-    def step(batch):
-        optimizer.zero_grad(set_to_none=True)
-        objective(model, batch.to(device)).backward()
-        optimizer.step()
+    def __init__(self, method: str, pairs, vectors: torch.Tensor, ranker: RankerConfig, batch_size: int,
+                 device: torch.device):
+        runtime.seed_everything(0)
+        self.method, self.device = method, device
+        self.model = build_ranker(vectors, replace(ranker, method=method, n_features=4)).to(device)
+        pairwise = method in PAIRWISE
+        self.objective = (objectives.MaxMarginObjective(margin=TrainConfig.margin, l2=0.0) if pairwise
+                          else objectives.SoftmaxCrossEntropyObjective())
+        self.optimizer = torch.optim.Adam([p for p in self.model.parameters() if p.requires_grad], lr=1e-3)
+        self.batches = train_batches(pairs, 1, seed=0, batch_size=batch_size, pairwise=pairwise)
 
-    for batch in batches[:warmup]:
-        step(batch)
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    started = time.perf_counter()
-    for batch in run:
-        step(batch)
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    seconds = time.perf_counter() - started
-    per_batch = seconds / len(run)
-    return {"method": method, "batches_per_epoch": len(batches), "batches_timed": len(run),
-            "s_per_batch": per_batch, "s_per_epoch": per_batch * len(batches),
-            "trainable_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad)}
+    def step(self, i: int) -> float:
+        """Train on batch ``i``; its wall time in seconds."""
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        started = time.perf_counter()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.objective(self.model, self.batches[i].to(self.device)).backward()
+        self.optimizer.step()
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        return time.perf_counter() - started
+
+
+def _time_methods(trainers: list[_Trainer], warmup: int, timed: int | None) -> list[dict]:
+    """Warm-up steps, then timed steps taken in rounds, one batch of every method a round, so that a change in
+    the machine's load falls on all methods alike; seconds per batch is the median over a method's steps.
+    ``timed=None``: whole epochs, one method after the other."""
+    for trainer in trainers:
+        for i in range(warmup):
+            trainer.step(i)
+    if timed is None:
+        times = {t.method: [t.step(i) for i in range(len(t.batches))] for t in trainers}
+    else:
+        times = {t.method: [] for t in trainers}
+        for i in range(warmup, warmup + timed):
+            for trainer in trainers:
+                times[trainer.method].append(trainer.step(i % len(trainer.batches)))
+    rows = []
+    for t in trainers:
+        steps = np.array(times[t.method])
+        per_batch = float(steps.sum() / len(steps)) if timed is None else float(np.median(steps))
+        rows.append({"method": t.method, "batches_per_epoch": len(t.batches), "batches_timed": len(steps),
+                     "s_per_batch": per_batch, "s_per_batch_min": float(steps.min()),
+                     "s_per_batch_max": float(steps.max()), "s_per_epoch": per_batch * len(t.batches),
+                     "trainable_parameters": sum(p.numel() for p in t.model.parameters() if p.requires_grad)})
+    return rows
 
 
 def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
@@ -85,13 +106,14 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
     vectors = torch.from_numpy(np.random.default_rng(0).normal(size=(len(vocab), 50)).astype(np.float32))
     target = runtime.resolve_device(device)
     load_before = os.getloadavg()
-    rows = [_time_method(m, pairs, vectors, ranker, batch_size, warmup, timed, target) for m in METHODS]
+    rows = _time_methods([_Trainer(m, pairs, vectors, ranker, batch_size, target) for m in METHODS], warmup, timed)
     by = {r["method"]: r["s_per_epoch"] for r in rows}
     result = {
         "what": "seconds per training epoch on TrecQA TRAIN-ALL (Tay et al. 2018 Figure 3)",
         "profile": profile, "extrapolated": timed is not None,
         "how": ("whole epochs" if timed is None else
-                f"{timed} batches timed after {warmup} warm-up batches, mean s/batch x batches per epoch"),
+                f"{timed} batches a method timed in interleaved rounds after {warmup} warm-up batches, "
+                f"median s/batch x batches per epoch"),
         "settings": {"batch_size": batch_size, "word_vectors": "random 50-d (time does not depend on values)",
                      **{k: v for k, v in asdict(ranker).items() if k in ("projection_dim", "hidden_dim", "mlp_dim",
                                                                           "width", "mlp_layers")}},
