@@ -6,7 +6,7 @@
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force]
                                                 execute the notebooks headless (papermill)
     reproq bench [encoders|answer-ranking ...] [--profile cpu]
-                                                speed benchmarks; numbers go to results/bench/<name>.json
+                                                speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
 
 Errors about data or notebooks are printed as one message, never as a traceback.
 """
@@ -92,12 +92,18 @@ BENCHMARKS = {  # name -> module with main(out_path, *, profile) -> dict
 }
 
 
+def _threads() -> int:
+    import torch  # only the benchmarks need it; `reproq data` stays light
+
+    return torch.get_num_threads()
+
+
 def _bench(args) -> int:
     results_dir, _ = paths.output_dirs(args.profile)
     for name in args.names or BENCHMARKS:
         if name not in BENCHMARKS:
             raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
-        out = results_dir / "bench" / f"{name}.json"
+        out = results_dir / "bench" / f"{name}_{_threads()}thread.json"  # speed depends on the thread count
         importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
         print(f"{name}: numbers written to {out}")
     return 0

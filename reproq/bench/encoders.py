@@ -42,7 +42,7 @@ from reproq.retrieval.profiles import TABLE3_HIDDEN, TABLE3_WIDTH
 
 SIZES = {  # profile -> (questions per batch, title length, body length, repeats)
     "smoke": (8, 5, 12, 1),
-    "cpu": (880, 10, 100, 3),
+    "cpu": (880, 10, 100, 5),
     "paper": (880, 10, 100, 5),
 }
 
@@ -90,7 +90,7 @@ def _step(model, batches, device) -> float:
 def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     """Time every encoder, write the numbers to ``out_path`` (JSON, and CSV beside it), return them.
 
-    ``profile``: ``smoke`` (a tiny batch, checks that it runs), ``cpu`` (the realistic batch, 3 repeats),
+    ``profile``: ``smoke`` (a tiny batch, checks that it runs), ``cpu`` (the realistic batch, 5 repeats),
     ``paper`` (5 repeats). ``device``: ``cpu`` or ``cuda``.
     """
     if profile not in SIZES:

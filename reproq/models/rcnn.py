@@ -14,7 +14,7 @@ with zero initial states. |θ| = (n+1)·E·d + d² + 2d: 400,800 for E=200, d=40
 Two implementations: :func:`rcnn_reference`, the equations step by step with autograd (the slow twin, any
 mask), and :class:`RCNN`'s fast path: every input projection for all t in one matmul, then
 :class:`RCNNRecurrence`, a recurrence with a hand-written backward (one ``addmm`` and a few fused
-element-wise ops per step, no autograd graph per step). Tests check that they agree in values and
+element-wise ops per step, no autograd graph per step, the batch walked in blocks of rows that stay in cache). Tests check that they agree in values and
 gradients; ``reproq.bench.encoders`` measures the speed against ``torch.nn.LSTM``.
 """
 
@@ -28,6 +28,12 @@ from torch.autograd.function import once_differentiable
 
 from reproq.data.batching import check_right_padded
 from reproq.models import register
+
+
+# The recurrence walks the batch in blocks of this many rows (questions), so that a block's state and
+# temporaries stay in the CPU's cache through the steps. Measured at d = 400, T = 100, 880 rows, 2 threads,
+# forward + backward of the recurrence: 1.88 s in one block, 1.41 s in blocks of 440, 1.30 s of 220, 1.23 s of 110.
+ROWS_PER_BLOCK = 128
 
 
 @dataclass(frozen=True)
@@ -52,14 +58,15 @@ class RCNNRecurrence(torch.autograd.Function):
         H[0] = 0
         G = torch.empty_like(gate_x)  # λ_t
         D = torch.empty_like(filter_x)  # c_{t-1} - u_t: all the backward needs of the c's
-        c = filter_x.new_zeros(B, n, d)  # c[:, i] = c^{(i+1)}_t
-        for t in range(T):
-            g = torch.sigmoid(torch.addmm(gate_x[t], H[t], U), out=G[t])
-            u = filter_x[t].clone()  # what c_t moves towards: W_i x_t + c^{(i-1)}_{t-1}
-            u[:, 1:] += c[:, :-1]
-            torch.sub(c, u, out=D[t])
-            c = torch.addcmul(u, g.unsqueeze(1), D[t])  # λ c_{t-1} + (1 - λ) u = u + λ (c_{t-1} - u)
-            torch.tanh(c[:, -1] + bias, out=H[t + 1])
+        for rows in _blocks(B):  # rows are independent: a block's state stays in cache through the steps
+            c = filter_x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t
+            for t in range(T):
+                g = torch.sigmoid(torch.addmm(gate_x[t, rows], H[t, rows], U), out=G[t, rows])
+                u = filter_x[t, rows].clone()  # what c_t moves towards: W_i x_t + c^{(i-1)}_{t-1}
+                u[:, 1:] += c[:, :-1]
+                torch.sub(c, u, out=D[t, rows])
+                c = torch.addcmul(u, g.unsqueeze(1), D[t, rows])  # λ c_{t-1} + (1 - λ) u = u + λ (c_{t-1} - u)
+                torch.tanh(c[:, -1] + bias, out=H[t + 1, rows])
         ctx.save_for_backward(U, H, D, G)
         return H[1:].clone()
 
@@ -69,23 +76,28 @@ class RCNNRecurrence(torch.autograd.Function):
         U, H, D, G = ctx.saved_tensors
         T, B, n, d = D.shape
         d_gate, d_filter, d_z = torch.empty_like(G), torch.empty_like(D), torch.empty_like(G)
-        dC = D.new_zeros(B, n, d)  # dL/dc_t, carried from step t+1
-        dh = H.new_zeros(B, d)  # dL/dh_t through λ_{t+1}
         U_T = U.T.contiguous()
-        for t in reversed(range(T)):
-            h, g = H[t + 1], G[t]
-            dh += dH[t]
-            dz = torch.addcmul(dh, dh, h * h, value=-1, out=d_z[t])  # through tanh: dh (1 - h²)
-            dC[:, -1] += dz
-            dg = (D[t] * dC).sum(dim=1)  # ∂c_t/∂λ = c_{t-1} - u
-            one_minus_g = 1 - g
-            du = torch.mul(dC, one_minus_g.unsqueeze(1), out=d_filter[t])  # = dL/d(W_i x_t)
-            dC.mul_(g.unsqueeze(1))
-            dC[:, :-1] += du[:, 1:]  # u^{(i)} reads c^{(i-1)}_{t-1}
-            da = torch.mul(dg, g * one_minus_g, out=d_gate[t])  # through σ
-            dh = da @ U_T
+        for rows in _blocks(B):
+            dC = D.new_zeros(rows.stop - rows.start, n, d)  # dL/dc_t, carried from step t+1
+            dh = H.new_zeros(rows.stop - rows.start, d)  # dL/dh_t through λ_{t+1}
+            for t in reversed(range(T)):
+                h, g = H[t + 1, rows], G[t, rows]
+                dh += dH[t, rows]
+                dz = torch.addcmul(dh, dh, h * h, value=-1, out=d_z[t, rows])  # through tanh: dh (1 - h²)
+                dC[:, -1] += dz
+                dg = (D[t, rows] * dC).sum(dim=1)  # ∂c_t/∂λ = c_{t-1} - u
+                one_minus_g = 1 - g
+                du = torch.mul(dC, one_minus_g.unsqueeze(1), out=d_filter[t, rows])  # = dL/d(W_i x_t)
+                dC.mul_(g.unsqueeze(1))
+                dC[:, :-1] += du[:, 1:]  # u^{(i)} reads c^{(i-1)}_{t-1}
+                da = torch.mul(dg, g * one_minus_g, out=d_gate[t, rows])  # through σ
+                dh = da @ U_T
         dU = H[:-1].reshape(-1, d).T @ d_gate.reshape(-1, d)
         return d_gate, d_filter, dU, d_z.sum(dim=(0, 1))
+
+
+def _blocks(n_rows: int) -> list[slice]:
+    return [slice(start, min(start + ROWS_PER_BLOCK, n_rows)) for start in range(0, n_rows, ROWS_PER_BLOCK)]
 
 
 class RCNN(nn.Module):

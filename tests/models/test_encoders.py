@@ -8,6 +8,7 @@ import torch
 from reproq.data.batching import pad_batch
 from reproq.models import ENCODERS, build_encoder, count_parameters, encoder_config
 from reproq.models.cnn import cnn_reference
+from reproq.models import rcnn
 from reproq.models.rcnn import RCNNRecurrence, rcnn_reference
 from reproq.models.rnn import rnn_reference
 
@@ -56,9 +57,7 @@ def test_padding_changes_no_encoding(name, extra):
 REFERENCES = {"rcnn": rcnn_reference, "lstm": rnn_reference, "gru": rnn_reference, "cnn": cnn_reference}
 
 
-@pytest.mark.parametrize("name,extra", VARIANTS)
-@pytest.mark.parametrize("lengths", [[1], [7, 7], [7, 3, 1, 0], [2, 9, 5]])
-def test_fast_path_agrees_with_slow_twin(name, extra, lengths):
+def _assert_agrees_with_slow_twin(name, extra, lengths):
     torch.manual_seed(1)
     model = small(name, **extra).double()
     for p in model.parameters():  # larger weights than the init, so that every term matters
@@ -73,6 +72,18 @@ def test_fast_path_agrees_with_slow_twin(name, extra, lengths):
     grads_slow = torch.autograd.grad((slow * weights).sum(), inputs)
     for a, b in zip(grads_fast, grads_slow):
         torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("name,extra", VARIANTS)
+@pytest.mark.parametrize("lengths", [[1], [7, 7], [7, 3, 1, 0], [2, 9, 5]])
+def test_fast_path_agrees_with_slow_twin(name, extra, lengths):
+    _assert_agrees_with_slow_twin(name, extra, lengths)
+
+
+@pytest.mark.parametrize("lengths", [[7, 3, 1, 0], [2, 9, 5, 4, 4]])
+def test_rcnn_in_blocks_of_rows_agrees_with_slow_twin(monkeypatch, lengths):
+    monkeypatch.setattr(rcnn, "ROWS_PER_BLOCK", 2)  # several blocks, the last one short
+    _assert_agrees_with_slow_twin("rcnn", {}, lengths)
 
 
 def test_rcnn_recurrence_passes_gradcheck():
