@@ -62,20 +62,20 @@ class RCNNRecurrence(torch.autograd.Function):
             c = filter_x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t
             for t in range(T):
                 g = torch.sigmoid(torch.addmm(gate_x[t, rows], H[t, rows], U), out=G[t, rows])
-                u = filter_x[t, rows].clone()  # what c_t moves towards: W_i x_t + c^{(i-1)}_{t-1}
-                u[:, 1:] += c[:, :-1]
-                torch.sub(c, u, out=D[t, rows])
-                c = torch.addcmul(u, g.unsqueeze(1), D[t, rows])  # λ c_{t-1} + (1 - λ) u = u + λ (c_{t-1} - u)
+                # u_t = W_i x_t + c^{(i-1)}_{t-1} is what c_t moves towards; D_t = c_{t-1} - u_t
+                d_t = torch.sub(c, filter_x[t, rows], out=D[t, rows])
+                d_t[:, 1:] -= c[:, :-1]
+                c.sub_(d_t).addcmul_(g.unsqueeze(1), d_t)  # u + λ (c_{t-1} - u) = λ c_{t-1} + (1 - λ) u, in place
                 torch.tanh(c[:, -1] + bias, out=H[t + 1, rows])
         ctx.save_for_backward(U, H, D, G)
-        return H[1:].clone()
+        return H[1:]  # a view: no copy of a [T, B, d] tensor
 
     @staticmethod
     @once_differentiable
     def backward(ctx, dH):
         U, H, D, G = ctx.saved_tensors
         T, B, n, d = D.shape
-        d_gate, d_filter, d_z = torch.empty_like(G), torch.empty_like(D), torch.empty_like(G)
+        d_gate, d_filter, d_bias = torch.empty_like(G), torch.empty_like(D), G.new_zeros(d)
         U_T = U.T.contiguous()
         for rows in _blocks(B):
             dC = D.new_zeros(rows.stop - rows.start, n, d)  # dL/dc_t, carried from step t+1
@@ -83,7 +83,8 @@ class RCNNRecurrence(torch.autograd.Function):
             for t in reversed(range(T)):
                 h, g = H[t + 1, rows], G[t, rows]
                 dh += dH[t, rows]
-                dz = torch.addcmul(dh, dh, h * h, value=-1, out=d_z[t, rows])  # through tanh: dh (1 - h²)
+                dz = torch.addcmul(dh, dh, h * h, value=-1)  # through tanh: dh (1 - h²)
+                d_bias += dz.sum(dim=0)
                 dC[:, -1] += dz
                 dg = (D[t, rows] * dC).sum(dim=1)  # ∂c_t/∂λ = c_{t-1} - u
                 one_minus_g = 1 - g
@@ -93,7 +94,7 @@ class RCNNRecurrence(torch.autograd.Function):
                 da = torch.mul(dg, g * one_minus_g, out=d_gate[t, rows])  # through σ
                 dh = da @ U_T
         dU = H[:-1].reshape(-1, d).T @ d_gate.reshape(-1, d)
-        return d_gate, d_filter, dU, d_z.sum(dim=(0, 1))
+        return d_gate, d_filter, dU, d_bias
 
 
 def _blocks(n_rows: int) -> list[slice]:
