@@ -14,8 +14,9 @@ with zero initial states. |θ| = (n+1)·E·d + d² + 2d: 400,800 for E=200, d=40
 Two implementations: :func:`rcnn_reference`, the equations step by step with autograd (the slow twin, any
 mask), and :class:`RCNN`'s fast path: every input projection for all t in one matmul, then
 :class:`RCNNRecurrence`, a recurrence with a hand-written backward (one ``addmm`` and a few fused
-element-wise ops per step, no autograd graph per step, the batch walked in blocks of rows that stay in cache). Tests check that they agree in values and
-gradients; ``reproq.bench.encoders`` measures the speed against ``torch.nn.LSTM``.
+element-wise ops per step, no autograd graph per step, the batch walked in blocks of rows that stay in cache).
+Tests check that they agree in values and gradients; ``reproq.bench.encoders`` measures the speed against
+``torch.nn.LSTM``.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class RCNNRecurrence(torch.autograd.Function):
         H[0] = 0
         G = torch.empty_like(gate_x)  # λ_t
         D = torch.empty_like(filter_x)  # c_{t-1} - u_t: all the backward needs of the c's
-        for rows in _blocks(B):  # rows are independent: a block's state stays in cache through the steps
+        for rows in _blocks(B):  # rows are independent (see ROWS_PER_BLOCK)
             c = filter_x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t
             for t in range(T):
                 g = torch.sigmoid(torch.addmm(gate_x[t, rows], H[t, rows], U), out=G[t, rows])
