@@ -84,6 +84,11 @@ class SyntheticConfig:
     n_random: int = 100  # random negatives per training query, and per Android positive pair (real: 100)
     n_heldout: int = 100  # AskUbuntu questions held out from training (real: 1,989)
 
+    @property
+    def meaning_dims(self) -> int:
+        """The leading vector coordinates that carry meaning (concept centres); the rest carry none."""
+        return max(1, round(self.signal_share * self.vector_dim))
+
     def __post_init__(self) -> None:
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
@@ -160,7 +165,7 @@ def _lexicon(c: SyntheticConfig) -> _Lexicon:
     # Concept words carry meaning in the first coordinates (unit-norm scale). Common and filler words, which make
     # up most of a body, live in the other coordinates, nuisance_scale times larger: averaged naively they swamp
     # the meaning; an encoder that learns to look past those coordinates recovers it.
-    signal = max(1, round(c.signal_share * c.vector_dim))
+    signal = c.meaning_dims
     rest = c.vector_dim - signal
     centres = rng.normal(0, 1 / np.sqrt(signal), (c.n_concepts, signal))
     words, rows = [], []

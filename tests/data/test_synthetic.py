@@ -98,8 +98,7 @@ def test_ranking_is_learnable_but_not_trivial(root):
     # signal_share of the coordinates, and common and filler words swamp a naive average in the others. Cosine of
     # mean title vectors over the meaning coordinates (what a trained encoder can learn to look at): 0.80; over all
     # coordinates (what an untrained one sees): 0.51.
-    config = SyntheticConfig()
-    meaning = slice(0, round(config.signal_share * config.vector_dim))
+    meaning = slice(0, SyntheticConfig().meaning_dims)
     corpus = read_corpus(root / "askubuntu/text_tokenized.txt.gz")
     words, vectors = read_vectors(root / "askubuntu/vector/vectors_pruned.200.txt.gz")
     row = {w: i for i, w in enumerate(words)}
