@@ -9,7 +9,7 @@ from reproq.data.batching import pad_batch
 from reproq.models import ENCODERS, build_encoder, count_parameters, encoder_config
 from reproq.models.cnn import cnn_reference
 from reproq.models import rcnn
-from reproq.models.rcnn import RCNNRecurrence, rcnn_reference
+from reproq.models.rcnn import RCNNFunction, rcnn_reference
 from reproq.models.rnn import rnn_reference
 
 SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7)}
@@ -88,10 +88,10 @@ def test_rcnn_in_blocks_of_rows_agrees_with_slow_twin(monkeypatch, lengths):
 
 def test_rcnn_recurrence_passes_gradcheck():
     g = torch.Generator().manual_seed(0)
-    T, B, n, d = 5, 3, 2, 4
+    B, T, E, n, d = 3, 5, 4, 2, 4
     inputs = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True)
-              for s in [(T, B, d), (T, B, n, d), (d, d), (d,)]]
-    assert torch.autograd.gradcheck(RCNNRecurrence.apply, inputs)
+              for s in [(B, T, E), ((n + 1) * d, E), ((n + 1) * d,), (d, d), (d,)]]
+    assert torch.autograd.gradcheck(RCNNFunction.apply, inputs)
 
 
 def test_rcnn_refuses_left_padding():
