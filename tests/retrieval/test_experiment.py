@@ -76,6 +76,8 @@ def test_paper_profile_is_the_papers_grid():
     assert len(profiles.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
     assert dict(profiles.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
     assert paper.seeds == (1, 2, 3, 4, 5)
+    assert {c.epochs for c in profiles.lei_grid(paper, "cnn", pooling="max")} == {50}
+    assert {c.epochs for c in profiles.lei_grid(paper, "cnn", pooling="max", epochs=7)} == {7}
     with pytest.raises(ValueError, match="profile"):
         profiles.profile("gpu")
 
