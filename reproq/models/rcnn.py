@@ -71,7 +71,7 @@ class RCNNFunction(torch.autograd.Function):
         # with λ_t and D_t = c_{t-1} - u_t, all the backward needs besides h
         P = torch.addmm(b, x.reshape(-1, E), W.T).view(B, T, n + 1, d)
         H = x.new_empty(B, T, d)
-        for rows in _blocks(B):  # rows are independent (see ROWS_PER_BLOCK)
+        for rows in _blocks(B, x.device):  # rows are independent (see ROWS_PER_BLOCK)
             c = x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t, the last one shifted by b
             c[:, -1] = s0
             one_minus_g = x.new_empty(rows.stop - rows.start, d)
@@ -97,7 +97,7 @@ class RCNNFunction(torch.autograd.Function):
         dP = torch.empty_like(P)  # the gradients of the projections
         d_s0 = H.new_zeros(d)
         U_T = U.T.contiguous()
-        for rows in _blocks(B):
+        for rows in _blocks(B, H.device):
             r = rows.stop - rows.start
             dC = H.new_zeros(r, n1 - 1, d)  # dL/dc_t, carried from step t+1
             dh = H.new_zeros(r, d)  # dL/dh_t through λ_{t+1}
@@ -125,7 +125,10 @@ class RCNNFunction(torch.autograd.Function):
         return dx, dP2.T @ x.reshape(B * T, -1), dP2.sum(dim=0), dU, d_s0
 
 
-def _blocks(n_rows: int) -> list[slice]:
+def _blocks(n_rows: int, device: torch.device) -> list[slice]:
+    """The rows in blocks of ROWS_PER_BLOCK on a CPU; elsewhere (a GPU wants large matmuls) in one block."""
+    if device.type != "cpu":
+        return [slice(0, n_rows)]
     return [slice(start, min(start + ROWS_PER_BLOCK, n_rows)) for start in range(0, n_rows, ROWS_PER_BLOCK)]
 
 

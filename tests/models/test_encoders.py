@@ -86,6 +86,12 @@ def test_rcnn_in_blocks_of_rows_agrees_with_slow_twin(monkeypatch, lengths):
     _assert_agrees_with_slow_twin("rcnn", {}, lengths)
 
 
+def test_rcnn_walks_rows_in_blocks_on_cpu_only(monkeypatch):
+    monkeypatch.setattr(rcnn, "ROWS_PER_BLOCK", 2)
+    assert rcnn._blocks(5, torch.device("cpu")) == [slice(0, 2), slice(2, 4), slice(4, 5)]
+    assert rcnn._blocks(5, torch.device("cuda")) == [slice(0, 5)]  # a device object needs no GPU
+
+
 def test_rcnn_recurrence_passes_gradcheck():
     g = torch.Generator().manual_seed(0)
     B, T, E, n, d = 3, 5, 4, 2, 4
