@@ -12,7 +12,7 @@ What the RCNN fast path is (see :mod:`reproq.models.rcnn`) and what was tried on
 - a plain autograd loop of the equations (:func:`~reproq.models.rcnn.rcnn_reference`): every step builds
   a graph of ~15 small ops, and back-propagation walks it: the slowest, and memory-hungry;
 - the fast path (:class:`~reproq.models.rcnn.RCNNFunction`): the input projections of all t in one matmul,
-  then a recurrence with a hand-written backward: per step one ``addmm`` and a few element-wise ops written
+  then a recurrence with a hand-written backward: per step one matrix product and a few element-wise ops written
   into preallocated buffers, no graph per step; this is what trains. The matmuls are about 60 % of its time;
 - fewer fresh large buffers: an earlier fast path allocated eight ``[B, T, ·, d]`` tensors per step, and
   the first-touch page faults (~455K minor faults, 1.1 s of system time per step at 2 threads) were a
@@ -20,6 +20,12 @@ What the RCNN fast path is (see :mod:`reproq.models.rcnn`) and what was tried on
   the state halved the faults and took the ratio to ``nn.LSTM`` from 0.76–0.91 to 0.86–0.89 (2 threads,
   interleaved runs, one session). Writing the gradients over the projections too (in-place backward) was
   0.86–1.04, within that noise, and would forbid a second backward: not used;
+- products through oneDNN rather than MKL (:func:`~reproq.models.rcnn._linear`): on a later session's
+  "AMD EPYC" with AVX-512, torch's float32 matmul (MKL) ran 880×400 @ 400×400 at 98 GFLOP/s on one thread,
+  oneDNN (``nn.LSTM``'s library) at 222. With the projections and the per-step products moved there the ratio
+  went from 0.51× / 0.56× to 0.63× / 0.80× (one / two threads, same machine). The weight gradients
+  (transposed operands) stay with MKL: through torch's oneDNN op they were slower. A session before, on a CPU
+  of the same name, the MKL-only path had measured 1.10× / 0.82×: how far MKL lags depends on the chip;
 - ``tanh`` is slow on this CPU (157 µs per ``[128, 400]`` block against 25 µs for ``sigmoid``); ``2σ(2x) - 1``
   in its place gained less than the noise: not used;
 - ``torch.jit.script`` of the forward step loop: 2–10 % faster than the same loop in Python (d = 100 to

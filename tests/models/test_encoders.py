@@ -57,21 +57,21 @@ def test_padding_changes_no_encoding(name, extra):
 REFERENCES = {"rcnn": rcnn_reference, "lstm": rnn_reference, "gru": rnn_reference, "cnn": cnn_reference}
 
 
-def _assert_agrees_with_slow_twin(name, extra, lengths):
+def _assert_agrees_with_slow_twin(name, extra, lengths, dtype=torch.float64, tolerance=1e-10):
     torch.manual_seed(1)
-    model = small(name, **extra).double()
+    model = small(name, **extra).to(dtype)
     for p in model.parameters():  # larger weights than the init, so that every term matters
         torch.nn.init.uniform_(p, -0.6, 0.6) if p.requires_grad else None
-    x, mask = batch(lengths, dtype=torch.float64, seed=2)
+    x, mask = batch(lengths, dtype=dtype, seed=2)
     x.requires_grad_(True)
     fast, slow = model(x, mask), REFERENCES[name](model, x, mask)
-    torch.testing.assert_close(fast, slow, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(fast, slow, rtol=tolerance, atol=tolerance / 100)
     weights = torch.randn_like(fast)
     inputs = [x, *(p for p in model.parameters() if p.requires_grad)]
     grads_fast = torch.autograd.grad((fast * weights).sum(), inputs)
     grads_slow = torch.autograd.grad((slow * weights).sum(), inputs)
     for a, b in zip(grads_fast, grads_slow):
-        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-11)
+        torch.testing.assert_close(a, b, rtol=tolerance * 10, atol=tolerance / 10)
 
 
 @pytest.mark.parametrize("name,extra", VARIANTS)
@@ -84,6 +84,22 @@ def test_fast_path_agrees_with_slow_twin(name, extra, lengths):
 def test_rcnn_in_blocks_of_rows_agrees_with_slow_twin(monkeypatch, lengths):
     monkeypatch.setattr(rcnn, "ROWS_PER_BLOCK", 2)  # several blocks, the last one short
     _assert_agrees_with_slow_twin("rcnn", {}, lengths)
+
+
+@pytest.mark.parametrize("lengths", [[7, 3, 1, 0], [2, 9, 5]])
+def test_rcnn_float32_fast_path_agrees_with_slow_twin(lengths):
+    """float64 (above) takes torch's own products; float32, what training uses, takes oneDNN's on a CPU."""
+    _assert_agrees_with_slow_twin("rcnn", {}, lengths, dtype=torch.float32, tolerance=1e-5)
+
+
+def test_rcnn_products_through_onednn_agree_with_torch():
+    if torch.backends.mkldnn.is_available():  # then the fast product is the one under test, not the fallback
+        assert rcnn._ONEDNN_LINEAR is not None
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(37, 3, 13, generator=g)[:, 1]  # rows with a stride, like the recurrence's slices
+    w, b = torch.randn(11, 13, generator=g), torch.randn(11, generator=g)
+    torch.testing.assert_close(rcnn._linear(x, w, b), x @ w.T + b)
+    torch.testing.assert_close(rcnn._linear(x, w), x @ w.T)
 
 
 def test_rcnn_walks_rows_in_blocks_on_cpu_only(monkeypatch):
