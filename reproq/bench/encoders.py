@@ -23,9 +23,10 @@ What the RCNN fast path is (see :mod:`reproq.models.rcnn`) and what was tried on
 - products through oneDNN rather than MKL (:func:`~reproq.models.rcnn._linear`): on a later session's
   "AMD EPYC" with AVX-512, torch's float32 matmul (MKL) ran 880×400 @ 400×400 at 98 GFLOP/s on one thread,
   oneDNN (``nn.LSTM``'s library) at 222. With the projections and the per-step products moved there the ratio
-  went from 0.51× / 0.56× to 0.63× / 0.80× (one / two threads, same machine). The weight gradients
-  (transposed operands) stay with MKL: through torch's oneDNN op they were slower. A session before, on a CPU
-  of the same name, the MKL-only path had measured 1.10× / 0.82×: how far MKL lags depends on the chip;
+  went from 0.51× / 0.56× to 0.63–0.66× / 0.73–0.80× (one / two threads, same machine, two runs). The
+  weight gradients (transposed operands) stay with MKL: through torch's oneDNN op they were slower. A session
+  before, on a CPU of the same name, the MKL-only path had measured 1.10× / 0.82×: how far MKL lags depends
+  on the chip;
 - ``tanh`` is slow on this CPU (157 µs per ``[128, 400]`` block against 25 µs for ``sigmoid``); ``2σ(2x) - 1``
   in its place gained less than the noise: not used;
 - ``torch.jit.script`` of the forward step loop: 2–10 % faster than the same loop in Python (d = 100 to
