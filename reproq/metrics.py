@@ -7,6 +7,9 @@ function says which evaluation code it reproduces and what it does with both: qu
 scikit-learn's variants, named in :data:`AUC_VARIANTS`. Conventions are scikit-learn's: ``*_score`` is
 higher-is-better, labels are 0/1, values are fractions in [0, 1], bad input raises ``ValueError``
 naming the bad value.
+
+This module is longer than the house's ~300 lines on purpose: every metric and the protocol it follows sit in
+one file, so that a reader can compare two of them without leaving it.
 """
 
 from __future__ import annotations
@@ -148,9 +151,9 @@ def _docno_order(ids: Sequence, n: int, where: str) -> np.ndarray:
 
 
 def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, ties: str = "random",
-                seed: int = 0, doc_ids: Sequence[Sequence] | None = None,
-                no_relevant: str = "zero") -> dict[str, float | int]:
-    r"""MAP and MRR of answer selection as trec_eval computes them (``map``, ``recip_rank``).
+                seed: int = 0, doc_ids: Sequence[Sequence] | None = None, no_relevant: str = "zero",
+                ks: Sequence[int] = ()) -> dict[str, float | int]:
+    r"""MAP and MRR of answer selection as trec_eval computes them (``map``, ``recip_rank``), and P@k.
 
     All candidates are retrieved and judged, so AP and RR are :func:`average_precision_score` and
     :func:`reciprocal_rank_score` of the ranking; only the order of ties differs:
@@ -169,6 +172,8 @@ def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, 
       ``map = recip_rank = 0``; tables reproducing papers that ran trec_eval on the raw sets need this.
     - ``"skip"``: it is left out, as the AskUbuntu protocol does; MAP/MRR average over the others.
 
+    ``P@k`` for each k in ``ks`` is the positive share of the top k of the same ranking (ties broken the same
+    way; divided by k, 0 for a query without a relevant candidate), averaged over the same queries.
     ``n_evaluated`` is the number of queries averaged over, ``n_with_relevant`` those with a relevant
     candidate.
 
@@ -187,8 +192,10 @@ def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, 
         raise ValueError(f"no_relevant must be 'zero' or 'skip', got no_relevant={no_relevant!r}")
     if doc_ids is not None and len(doc_ids) != len(y_trues):
         raise ValueError(f"{len(y_trues)} label arrays but {len(doc_ids)} doc_ids lists")
+    for k in ks:
+        _check_k(k)
     rng = np.random.default_rng(seed)
-    aps, rrs = [], []
+    aps, rrs, hits = [], [], {k: [] for k in ks}
     for i, (y_true, y_score) in enumerate(zip(y_trues, y_scores)):
         y, s = _check(y_true, y_score, f"query {i}: ")
         if ties == "random":
@@ -196,15 +203,18 @@ def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, 
             tiebreak = rng.permutation(y.size)
         else:
             tiebreak = -_docno_order(doc_ids[i], y.size, f"query {i}: ")
+        ranked = y[np.lexsort((tiebreak, -s))]
         if y.any():
-            ranked = y[np.lexsort((tiebreak, -s))]
             aps.append(_ap(ranked))
             rrs.append(_rr(ranked))
+            for k in ks:
+                hits[k].append(ranked[:k].sum() / k)
     if not aps:
         raise ValueError(f"none of the {len(y_trues)} queries has a relevant candidate: MAP is undefined")
     n_with_relevant = len(aps)
     n_evaluated = len(y_trues) if no_relevant == "zero" else n_with_relevant
-    return {"MAP": float(np.sum(aps) / n_evaluated), "MRR": float(np.sum(rrs) / n_evaluated),
+    precision = {f"P@{k}": float(np.sum(hits[k]) / n_evaluated) for k in ks}
+    return {"MAP": float(np.sum(aps) / n_evaluated), "MRR": float(np.sum(rrs) / n_evaluated), **precision,
             "n_queries": len(y_trues), "n_evaluated": n_evaluated, "n_with_relevant": n_with_relevant}
 
 

@@ -16,10 +16,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import paths
+from reproq import paths, profiles
 from reproq.data import sources
 
-PROFILES = ("smoke", "cpu", "paper")
+PROFILES = tuple(profiles.PROFILES)
 LIBRARY_SUFFIXES = {".py", ".tsv", ".csv"}
 
 

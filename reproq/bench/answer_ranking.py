@@ -10,7 +10,7 @@ real TRAIN-ALL pairs (word vectors are random: time does not depend on their val
   the number of batches in an epoch (an extrapolation, marked ``"extrapolated": true`` in the output).
 
 A pointwise epoch is every pair once; an AP-BiLSTM epoch is every negative once, beside a positive of its
-question (:mod:`reproq.train.answer_selection`), so the two differ in batch count, as in the paper's setups.
+question (:mod:`reproq.answer_selection.batches`), so the two differ in batch count, as in the paper's setups.
 The numbers go to a JSON file with the machine, threads, load and settings; nothing here asserts a speed.
 """
 
@@ -26,19 +26,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from reproq.answer_selection.batches import pair_set, train_batches
+from reproq.answer_selection.run import TrainConfig
 from reproq.data import trecqa
-from reproq.data.vocab import Vocabulary
-from reproq.models.answer_selection import PAIRWISE, RankerConfig, build_ranker
-from reproq.results import code_version
+from reproq.data.vocab import Vocabulary, lowercase
+from reproq.models import count_parameters
+from reproq.models.answer_ranker import PAIRWISE, RankerConfig, build_ranker
+from reproq.profiles import get as get_profile
+from reproq.results import Provenance, Record, code_version
 from reproq.train import objectives, runtime
-from reproq.train.answer_selection import TrainConfig, lowercase, pair_set, train_batches
 
 METHODS = ("LSTM", "QRNN", "CTRN", "AP-BiLSTM")  # Figure 3
-SETTINGS = {  # profile -> (ranker sizes, batch size, warm-up batches, timed batches or None for whole epochs)
-    "smoke": (RankerConfig(projection_dim=16, hidden_dim=16, mlp_dim=16), 32, 1, 2),
-    "cpu": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, 20),  # d = 800: Figure 3
-    "paper": (RankerConfig(projection_dim=300, hidden_dim=800, mlp_dim=128), 128, 2, None),
-}
 PAPER_CLAIMS = {"CTRN - QRNN (s/epoch)": 10.0, "LSTM / CTRN": 4.0, "AP-BiLSTM / CTRN": 8.0}
 
 
@@ -91,15 +89,15 @@ def _time_methods(trainers: list[_Trainer], warmup: int, timed: int | None) -> l
         rows.append({"method": t.method, "batches_per_epoch": len(t.batches), "batches_timed": len(steps),
                      "s_per_batch": per_batch, "s_per_batch_min": float(steps.min()),
                      "s_per_batch_max": float(steps.max()), "s_per_epoch": per_batch * len(t.batches),
-                     "trainable_parameters": sum(p.numel() for p in t.model.parameters() if p.requires_grad)})
+                     "trainable_parameters": count_parameters(t.model)})
     return rows
 
 
 def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
     """Time the Figure 3 models on TRAIN-ALL and write the numbers (JSON) to ``out_path``; return them."""
-    if profile not in SETTINGS:
-        raise ValueError(f"profile must be one of {', '.join(SETTINGS)}, got {profile!r}")
-    ranker, batch_size, warmup, timed = SETTINGS[profile]
+    sizes = dict(get_profile(profile).bench.answer_ranking)
+    batch_size, warmup, timed = sizes.pop("batch_size"), sizes.pop("warmup"), sizes.pop("timed")
+    ranker = RankerConfig(**sizes)
     questions = trecqa.load_trecqa("train-all")
     vocab = Vocabulary.build(lowercase(t) for q in questions for t in (q.tokens, *(c.tokens for c in q.candidates)))
     pairs = pair_set(questions, vocab, max_answer_len=60)
@@ -122,7 +120,7 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
         "ratios": {"CTRN - QRNN (s/epoch)": by["CTRN"] - by["QRNN"], "LSTM / CTRN": by["LSTM"] / by["CTRN"],
                    "AP-BiLSTM / CTRN": by["AP-BiLSTM"] / by["CTRN"], "LSTM / QRNN": by["LSTM"] / by["QRNN"]},
         "paper_claims": PAPER_CLAIMS,
-        "machine": {"device": str(target), "cpu": platform.processor() or platform.machine(),
+        "machine": {"device": runtime.device_name(target), "cpu": platform.processor() or platform.machine(),
                     "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
         "code_version": code_version(), "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -133,17 +131,16 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
     return result
 
 
-def figure3_records(bench: dict) -> list:
-    """The benchmark's ratios as :class:`~reproq.results.Record`s keyed like the paper's Figure 3 claims."""
-    from reproq.results import Record
-
+def figure3_records(bench: dict) -> list[Record]:
+    """The benchmark's ratios as records keyed like the paper's Figure 3 claims."""
     ratios = bench["ratios"]
     claims = [("CTRN vs QRNN", "extra_seconds_per_epoch", ratios["CTRN - QRNN (s/epoch)"]),
               ("CTRN vs LSTM", "speedup", ratios["LSTM / CTRN"]),
               ("CTRN vs AP-BiLSTM", "speedup", ratios["AP-BiLSTM / CTRN"])]
     variant = ("extrapolated from timed batches" if bench["extrapolated"] else "whole epochs") + \
         f", {bench['machine']['device']}, {bench['machine']['torch_threads']} threads"
-    return [Record(paper="tay2018", table="Figure 3", dataset="trecqa", split="train-all", method=method,
-                   setting="d=800", metric=metric, value=float(value), variant=variant,
-                   config=bench["settings"], device=bench["machine"]["device"], code_version=bench["code_version"])
-            for method, metric, value in claims]
+    provenance = Provenance(device=bench["machine"]["device"], code_version=bench["code_version"])
+    return [record for method, metric, value in claims
+            for record in provenance.records({metric: value}, paper="tay2018", table="Figure 3", dataset="trecqa",
+                                             split="train-all", method=method, setting="d=800", variant=variant,
+                                             config=bench["settings"])]

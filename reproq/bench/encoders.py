@@ -7,35 +7,8 @@ model is timed in the same process, repeats interleaved model by model so that a
 alike; the median repeat counts. The load average before and after is recorded: on a shared machine the
 numbers move, their ratios much less.
 
-What the RCNN fast path is (see :mod:`reproq.models.rcnn`) and what was tried on the way, on the 2-core CPU:
-
-- a plain autograd loop of the equations (:func:`~reproq.models.rcnn.rcnn_reference`): every step builds
-  a graph of ~15 small ops, and back-propagation walks it: the slowest, and memory-hungry;
-- the fast path (:class:`~reproq.models.rcnn.RCNNFunction`): the input projections of all t in one matmul,
-  then a recurrence with a hand-written backward: per step one matrix product and a few element-wise ops written
-  into preallocated buffers, no graph per step; this is what trains. The matmuls are about 60 % of its time;
-- fewer fresh large buffers: an earlier fast path allocated eight ``[B, T, ·, d]`` tensors per step, and
-  the first-touch page faults (~455K minor faults, 1.1 s of system time per step at 2 threads) were a
-  quarter of its time. Writing λ_t and c_{t-1} - u_t over the projections and folding the output bias into
-  the state halved the faults and took the ratio to ``nn.LSTM`` from 0.76–0.91 to 0.86–0.89 (2 threads,
-  interleaved runs, one session). Writing the gradients over the projections too (in-place backward) was
-  0.86–1.04, within that noise, and would forbid a second backward: not used;
-- products through oneDNN rather than MKL (:func:`~reproq.models.rcnn._linear`): on a later session's
-  "AMD EPYC" with AVX-512, torch's float32 matmul (MKL) ran 880×400 @ 400×400 at 98 GFLOP/s on one thread,
-  oneDNN (``nn.LSTM``'s library) at 222. With the projections and the per-step products moved there the ratio
-  went from 0.51× / 0.56× to 0.63–0.66× / 0.73–0.80× (one / two threads, same machine, two runs). The
-  weight gradients (transposed operands) stay with MKL: through torch's oneDNN op they were slower. A session
-  before, on a CPU of the same name, the MKL-only path had measured 1.10× / 0.82×: how far MKL lags depends
-  on the chip;
-- ``tanh`` is slow on this CPU (157 µs per ``[128, 400]`` block against 25 µs for ``sigmoid``); ``2σ(2x) - 1``
-  in its place gained less than the noise: not used;
-- ``torch.jit.script`` of the forward step loop: 2–10 % faster than the same loop in Python (d = 100 to
-  400, 880 rows, one thread), within the noise of this shared machine; not worth a second code path;
-- ``torch.compile`` (inductor, CPU) of one step: 88 s to compile, then the 100-step forward loop took as
-  long as eager (1.47 s vs 1.48 s at d = 400): per step the ``addmm`` and a handful of memory-bound
-  element-wise passes over ``[B, d]`` remain, and fusing the latter saves little. Not used;
-- a chunked (parallel-scan) form does not apply: λ_t depends on h_{t-1}, so the recurrence is not linear
-  in its state (it is for the QRNN, whose gates see only the input).
+What was tried on the way to the RCNN's fast path, and what each step measured, is in
+``results/bench/README.md``; the numbers of each run are in the files this module writes.
 """
 
 from __future__ import annotations
@@ -53,14 +26,8 @@ from torch import nn
 from reproq.models import build_encoder, count_parameters
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
-from reproq.retrieval.profiles import TABLE3_HIDDEN, TABLE3_WIDTH
-
-SIZES = {  # profile -> (questions per batch, title length, body length, repeats)
-    "smoke": (8, 5, 12, 1),
-    "cpu": (880, 10, 100, 5),
-    "paper": (880, 10, 100, 5),
-}
-
+from reproq.profiles import get as get_profile
+from reproq.question_retrieval.configs import TABLE3_HIDDEN
 
 class _TorchLSTM(nn.Module):
     """The yardstick: ``torch.nn.LSTM`` as it comes (two biases), d = 240, no masking or packing."""
@@ -84,9 +51,8 @@ class _Reference(nn.Module):
 
 def _models(device) -> dict[str, nn.Module]:
     models = {"torch.nn.LSTM d=240": _TorchLSTM()}
-    for name, d in TABLE3_HIDDEN.items():
-        extra = {"width": TABLE3_WIDTH[name]} if name == "cnn" else {}
-        models[f"{name} d={d} (ours)"] = build_encoder(name, hidden_dim=d, **extra)
+    for name, d in TABLE3_HIDDEN.items():  # the encoders' defaults are Table 3's sizes
+        models[f"{name} d={d} (ours)"] = build_encoder(name)
     models["rcnn d=400 slow twin (autograd loop)"] = _Reference(models["rcnn d=400 (ours)"])
     return {k: m.to(device) for k, m in models.items()}
 
@@ -118,9 +84,8 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     ``profile``: ``smoke`` (a tiny batch, checks that it runs), ``cpu`` (the realistic batch, 5 repeats),
     ``paper`` (5 repeats). ``device``: ``cpu`` or ``cuda``.
     """
-    if profile not in SIZES:
-        raise ValueError(f"profile must be one of {', '.join(SIZES)}, got {profile!r}")
-    n_questions, title_len, body_len, repeats = SIZES[profile]
+    sizes = get_profile(profile).bench.encoders
+    n_questions, title_len, body_len, repeats = (sizes[k] for k in ("questions", "title_len", "body_len", "repeats"))
     device = torch.device(device)
     torch.manual_seed(0)
     models = _models(device)

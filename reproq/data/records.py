@@ -53,6 +53,14 @@ def shuffle_candidates(questions: Iterable[QAQuestion], seed: int = SHUFFLE_SEED
     return shuffled
 
 
+def shuffle_and_number(questions: Iterable[QAQuestion], seed: int = SHUFFLE_SEED) -> list[QAQuestion]:
+    """:func:`shuffle_candidates`, then name each candidate ``<question id>-<new position>``: neither the order
+    nor the id of a candidate may tell its label (positives come first in the TrecQA files, and trec_eval
+    breaks score ties by id)."""
+    return [replace(q, candidates=tuple(replace(c, id=f"{q.id}-{i}") for i, c in enumerate(q.candidates)))
+            for q in shuffle_candidates(questions, seed)]
+
+
 def clean(questions: Iterable[QAQuestion]) -> list[QAQuestion]:
     """Only questions with both a positive and a negative candidate."""
     return [q for q in questions if q.is_clean]

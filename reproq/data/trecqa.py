@@ -45,11 +45,10 @@ from __future__ import annotations
 import gzip
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from reproq.data.errors import FormatError
-from reproq.data.records import Candidate, QAQuestion, clean, shuffle_candidates
+from reproq.data.records import Candidate, QAQuestion, clean, shuffle_and_number
 from reproq.data.sources import require
 
 SPLITS = ("train", "train-all", "dev", "test")
@@ -72,14 +71,6 @@ def _is_tag(line: str) -> bool:
     return line in _TAGS or _QAPAIRS.fullmatch(line) is not None
 
 
-def _numbered(questions: list[QAQuestion]) -> list[QAQuestion]:
-    """Shuffle each question's candidates, then name them ``<question id>-<new position>``: neither the
-    order nor the id of a candidate may tell its label (positives come first in the files, and trec_eval
-    breaks score ties by id)."""
-    return [replace(q, candidates=tuple(replace(c, id=f"{q.id}-{i}") for i, c in enumerate(q.candidates)))
-            for q in shuffle_candidates(questions)]
-
-
 def _block_tokens(lines: Iterator[tuple[int, str]], path: Path, tag: str, start: int) -> tuple[str, ...]:
     """Consume a ``<tag>`` block up to its closing tag; its first line is the tab-separated tokens."""
     first = None
@@ -98,7 +89,8 @@ def _block_tokens(lines: Iterator[tuple[int, str]], path: Path, tag: str, start:
 
 
 def read_trecqa_xml(path: str | Path) -> list[QAQuestion]:
-    """Questions of a castorini TrecQA xml file, in file order, candidates shuffled (see :func:`_numbered`)."""
+    """Questions of a castorini TrecQA xml file, in file order, candidates shuffled and numbered
+    (:func:`~reproq.data.records.shuffle_and_number`)."""
     path = Path(path)
     questions: list[QAQuestion] = []
     with open(path, encoding="utf-8") as fh:
@@ -133,7 +125,7 @@ def read_trecqa_xml(path: str | Path) -> list[QAQuestion]:
                 raise FormatError(path, n, "<question>, <positive>, <negative> or </QApairs>", repr(line[:60]))
         if qid is not None:
             raise FormatError(path, start, f"</QApairs> closing <QApairs id='{qid}'>", "end of file")
-    return _numbered(questions)
+    return shuffle_and_number(questions)
 
 
 def _open_text(path: Path):
@@ -191,7 +183,7 @@ def read_jacana(questions_path: str | Path, positives_path: str | Path,
                 raise FormatError(path, start, expected, f"<A {key} >")
             seen.add(key)
             candidates[key].extend(Candidate("", tuple(s.split()), label) for s in inside)
-    return _numbered([QAQuestion(key, texts[key], tuple(candidates[key])) for key in texts])
+    return shuffle_and_number([QAQuestion(key, texts[key], tuple(candidates[key])) for key in texts])
 
 
 def load_trecqa(split: str, *, evaluation: str = "raw", root: Path | None = None) -> list[QAQuestion]:

@@ -7,6 +7,8 @@ A model sees words only through these ids and an embedding matrix built by :func
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -131,3 +133,29 @@ def idf_weights(vocab: Vocabulary, documents: Iterable[str]) -> np.ndarray:
         if i is not None:
             weights[i] = value
     return weights
+
+
+def lowercase(tokens: Iterable[str]) -> tuple[str, ...]:
+    """The answer-selection texts as the rankers see them (TrecQA keeps the files' case; see data.trecqa)."""
+    return tuple(t.lower() for t in tokens)
+
+
+def cached_word2vec(sentences: Sequence[Sequence[str]], *, dim: int, epochs: int, seed: int
+                    ) -> tuple[list[str], np.ndarray, dict]:
+    """Skip-gram :func:`train_word2vec` (window 5, 5 negatives) cached under ``build/word2vec/`` by a hash of
+    the text and the settings; returns ``(words, vectors, record)``, ``record`` saying what they are."""
+    from reproq import paths
+
+    settings = {"dim": dim, "epochs": epochs, "seed": seed, "sg": True, "window": 5, "min_count": 1, "negative": 5}
+    record = {"word2vec": settings, "trained_on": text_fingerprint(sentences)}
+    key = hashlib.sha1(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
+    cache = paths.build_dir() / "word2vec" / f"{key}.npz"
+    if cache.is_file():
+        saved = np.load(cache, allow_pickle=False)
+        return list(saved["words"]), saved["vectors"], record
+    words, vectors = train_word2vec(sentences, dim=dim, seed=seed, epochs=epochs, sg=True)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    scratch = cache.with_name(f".{cache.stem}.{os.getpid()}.tmp.npz")
+    np.savez(scratch, words=np.array(words), vectors=vectors)
+    os.replace(scratch, cache)  # atomic: a killed run leaves no half-written cache
+    return words, vectors, record

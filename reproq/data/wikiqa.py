@@ -16,11 +16,10 @@ answer (Yang et al.'s own filtered setting): train 873 questions / 8,672 pairs, 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from reproq.data.errors import FormatError
-from reproq.data.records import Candidate, QAQuestion, shuffle_candidates
+from reproq.data.records import Candidate, QAQuestion, shuffle_and_number
 from reproq.data.sources import require
 
 SPLITS = ("train", "dev", "test")
@@ -59,10 +58,8 @@ def read_wikiqa(split_dir: str | Path) -> list[QAQuestion]:
         elif questions[qid][0] != tokens:
             raise FormatError(paths[0], n, f"the text of question {qid} as on its first line", "another text")
         questions[qid][1].append(Candidate("", tuple(answer.split()), int(sim)))
-    shuffled = shuffle_candidates(QAQuestion(qid, tokens, tuple(candidates))
-                                  for qid, (tokens, candidates) in questions.items())
-    return [replace(q, candidates=tuple(replace(c, id=f"{q.id}-{i}") for i, c in enumerate(q.candidates)))
-            for q in shuffled]
+    return shuffle_and_number(QAQuestion(qid, tokens, tuple(candidates))
+                              for qid, (tokens, candidates) in questions.items())
 
 
 def load_wikiqa(split: str, *, root: Path | None = None) -> list[QAQuestion]:

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import pickle
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 
 from reproq.data.errors import FormatError
-from reproq.data.records import Candidate, QAQuestion, shuffle_candidates
+from reproq.data.records import Candidate, QAQuestion, shuffle_and_number
 from reproq.data.sources import require
 
 SPLITS = ("train", "dev", "test")
@@ -54,8 +53,7 @@ def _split(raw: dict, name: str, path: Path) -> list[QAQuestion]:
                 raise FormatError(path, 1, f"[answer text, 0 or 1] in {where}", repr(answer)[:60])
             candidates.append(Candidate("", tuple(_text(answer[0], path, where).split()), int(answer[1])))
         questions.append(QAQuestion(f"{name}-{n}", tuple(_text(question, path, where).split()), tuple(candidates)))
-    return [replace(q, candidates=tuple(replace(c, id=f"{q.id}-{i}") for i, c in enumerate(q.candidates)))
-            for q in shuffle_candidates(questions)]
+    return shuffle_and_number(questions)
 
 
 def read_yahooqa(path: str | Path) -> dict[str, list[QAQuestion]]:

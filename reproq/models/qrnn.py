@@ -102,8 +102,8 @@ class QRNN(nn.Module):
 
     The three convolutions are one weight of 3d × km (Z, F, O stacked; tap i of width k reads x_{t-k+1+i})
     and a bias of 3d, applied as one matrix product to the k time-shifted copies of x stacked feature-wise
-    (a causal im2col): the same function as ``Conv1d`` on the left-padded input, 1.7× faster forward +
-    backward than oneDNN's ``Conv1d`` on this CPU at d = 800, m = 300 (measured, one thread).
+    (a causal im2col): the same function as ``Conv1d`` on the left-padded input, and faster forward +
+    backward than oneDNN's ``Conv1d`` on a CPU (``results/bench/README.md``).
     """
 
     def __init__(self, config: QRNNConfig = QRNNConfig()):

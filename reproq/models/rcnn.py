@@ -19,13 +19,13 @@ autograd graph per step, the batch walked in blocks of rows that stay in cache).
 - the output bias is folded into the last state: s_t = c^{(n)}_t + b follows the same recurrence with
   W_n x_t + b in place of W_n x_t and s_0 = b, so h_t = tanh(s_t) needs no addition per step;
 - the projections are written over, step by step, with what the backward needs (λ_t and c_{t-1} - u_t):
-  the forward allocates two large tensors (projections and states) where it allocated five. First-touch page
-  faults of fresh large buffers were a quarter of the time before; this halves them;
+  the forward allocates two large tensors (projections and states) where it would allocate five, and fresh
+  large buffers cost first-touch page faults;
 - the products with a weight matrix (the projections, and h_{t-1} U^λ forward and back) go to oneDNN on a CPU
   (:func:`_linear`), as ``nn.LSTM``'s do.
 
 Tests check that the two agree in values and gradients; ``reproq.bench.encoders`` measures the speed
-against ``torch.nn.LSTM``.
+against ``torch.nn.LSTM``, and ``results/bench/README.md`` says what each of these choices measured.
 """
 
 from __future__ import annotations
@@ -42,9 +42,7 @@ from reproq.models import register
 
 
 # The recurrence walks the batch in blocks of this many rows (questions), so that a block's state and
-# temporaries stay in the CPU's cache through the steps. Measured at d = 400, T = 100, 880 rows, 2 threads,
-# forward + backward of the recurrence: 1.88 s in one block, 1.41 s in blocks of 440, 1.30 s of 220, 1.23 s of 110.
-# With the current fast path, blocks of 128, 256 and 440 were within the noise of one another.
+# temporaries stay in the CPU's cache through the steps (block sizes measured: results/bench/README.md).
 ROWS_PER_BLOCK = 128
 
 try:  # the op torch's own compiler (inductor) uses for a linear layer on a CPU; absent from builds without oneDNN
@@ -56,8 +54,8 @@ except (AttributeError, RuntimeError):
 def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
     """``x @ weight.T (+ bias)``, for float32 on a CPU through oneDNN where torch has it, else ``F.linear``.
 
-    ``F.linear`` on a CPU goes to MKL, which on the AMD EPYC (AVX-512) of these sessions ran at half oneDNN's
-    speed: 98 against 222 GFLOP/s for 880×400 @ 400×400, one thread. ``nn.LSTM``'s CPU kernels are oneDNN's.
+    ``F.linear`` on a CPU goes to MKL, which was measured at half oneDNN's speed on the CPU of these sessions
+    (``results/bench/README.md``); ``nn.LSTM``'s CPU kernels are oneDNN's.
     """
     if _ONEDNN_LINEAR is not None and x.dtype == torch.float32 and x.device.type == "cpu":
         return _ONEDNN_LINEAR(x, weight, bias, "none", [], "")

@@ -12,8 +12,10 @@ by the tests and the parameter counts:
   (the cuDNN form); the paper writes ``tanh(W x + U (r ⊙ h) + b)``. Same parameters, slightly different
   function; we keep torch's kernel for speed and say so wherever GRU numbers appear.
 
-Unidirectional runs read right-padded batches as they are (causal: padding never reaches a real
-position); a bidirectional run packs the batch so the backward direction starts at each row's last token.
+Right-padded batches are read as they are (causal: padding never reaches a real position). Bidirectional is
+two causal RNNs, the backward one reading each row's real tokens reversed (:func:`reversal_index`): the function
+and the parameters of ``torch.nn.LSTM(bidirectional=True)`` on packed sequences, without the packed path,
+which was slower (``results/bench/README.md``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from reproq.models import register
 
@@ -45,6 +46,17 @@ class GRUConfig:
     init_scale: float = 0.05  # taolei87/rcnn random_init: U(-0.05, 0.05)
 
 
+def reversal_index(mask: torch.Tensor) -> torch.Tensor:
+    """(B, T) index that reverses each row's real tokens and leaves padding in place (an involution).
+
+    >>> reversal_index(torch.tensor([[True, True, True, False]])).tolist()
+    [[2, 1, 0, 3]]
+    """
+    t = torch.arange(mask.shape[1], device=mask.device)[None, :]
+    n = mask.sum(dim=1, keepdim=True)
+    return torch.where(t < n, n - 1 - t, t)
+
+
 class _TorchRNN(nn.Module):
     kind: type[nn.RNNBase]
 
@@ -52,22 +64,25 @@ class _TorchRNN(nn.Module):
         super().__init__()
         self.config, self.input_dim = config, config.input_dim
         self.output_dim = config.hidden_dim * (2 if config.bidirectional else 1)
-        self.rnn = self.kind(config.input_dim, config.hidden_dim, batch_first=True,
-                             bidirectional=config.bidirectional)
-        for name, p in self.rnn.named_parameters():
-            if config.one_bias and name.startswith("bias_hh"):
+        self.rnn = self._direction()
+        self.rnn_reverse = self._direction() if config.bidirectional else None
+
+    def _direction(self) -> nn.RNNBase:
+        rnn = self.kind(self.config.input_dim, self.config.hidden_dim, batch_first=True)
+        for name, p in rnn.named_parameters():
+            if self.config.one_bias and name.startswith("bias_hh"):
                 nn.init.zeros_(p)
                 p.requires_grad_(False)
             else:
-                nn.init.uniform_(p, -config.init_scale, config.init_scale)
+                nn.init.uniform_(p, -self.config.init_scale, self.config.init_scale)
+        return rnn
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        if not self.config.bidirectional:
-            h, _ = self.rnn(x)
-        else:
-            n = mask.sum(dim=1).clamp(min=1).cpu()  # an empty row runs one step; its output is masked below
-            packed = pack_padded_sequence(x, n, batch_first=True, enforce_sorted=False)
-            h, _ = pad_packed_sequence(self.rnn(packed)[0], batch_first=True, total_length=x.shape[1])
+        h, _ = self.rnn(x)
+        if self.rnn_reverse is not None:
+            index = reversal_index(mask).unsqueeze(-1)
+            reverse = lambda states: states.gather(1, index.expand(-1, -1, states.shape[-1]))  # noqa: E731
+            h = torch.cat([h, reverse(self.rnn_reverse(reverse(x))[0])], dim=-1)
         return h * mask.unsqueeze(-1).to(h.dtype)
 
 
@@ -100,16 +115,15 @@ def _gru_step(x, h, c, w_ih, w_hh, b_ih, b_hh):
 def rnn_reference(model: _TorchRNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The slow twin: each row's real tokens through the gate equations one step at a time, forward (and,
     when bidirectional, backward from the row's last real token), with ``model``'s weights."""
-    rnn, d = model.rnn, model.config.hidden_dim
+    d = model.config.hidden_dim
     out = x.new_zeros(x.shape[0], x.shape[1], model.output_dim)
-    directions = ["", "_reverse"] if model.config.bidirectional else [""]
+    directions = [model.rnn] + ([model.rnn_reverse] if model.rnn_reverse is not None else [])
     for row in range(x.shape[0]):
         n = int(mask[row].sum())
-        for k, suffix in enumerate(directions):
-            w = {name: getattr(rnn, f"{name}_l0{suffix}") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}
+        for k, rnn in enumerate(directions):
+            w = {name: getattr(rnn, f"{name}_l0") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}
             h = c = x.new_zeros(d)
-            steps = range(n) if suffix == "" else range(n - 1, -1, -1)
-            for t in steps:
+            for t in (range(n) if k == 0 else range(n - 1, -1, -1)):
                 if isinstance(rnn, nn.LSTM):
                     h, c = _lstm_step(x[row, t], h, c, w["weight_ih"], w["weight_hh"], w["bias_ih"] + w["bias_hh"])
                 else:

@@ -6,7 +6,11 @@ best state, the caller's fingerprint of its settings) at ``<dir>/last.pt``.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
 import torch
@@ -38,3 +42,25 @@ def load(directory: str | Path) -> dict | None:
         return None
     # our own files: they hold numpy / python generator states, which weights_only loading refuses
     return torch.load(path, map_location="cpu", weights_only=False)
+
+
+@functools.lru_cache(maxsize=1)
+def code_hash() -> str:
+    """A hash of the library code a trained model's numbers depend on, so that a checkpoint written by older
+    code is never resumed: every ``.py`` file of ``reproq`` except those that only report (``results``,
+    ``bench``, the command line and the notebook runner)."""
+    root = Path(__file__).resolve().parents[1]
+    reporting = {"results", "bench", "cli.py", "runner.py"}
+    files = sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in reporting)
+    digest = hashlib.sha1()
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def key(*parts) -> str:
+    """The name of a run's checkpoint folder: a hash of ``parts`` (data, configuration, seed: anything
+    JSON-able, dataclasses as dicts) and of :func:`code_hash`."""
+    blob = json.dumps([*(asdict(p) if is_dataclass(p) else p for p in parts), code_hash()], sort_keys=True,
+                      default=str)
+    return hashlib.sha1(blob.encode()).hexdigest()

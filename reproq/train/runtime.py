@@ -23,6 +23,18 @@ def resolve_device(device: str = "auto") -> torch.device:
     return torch.device(device)
 
 
+def device_name(device: torch.device) -> str:
+    """What a record says about the device: ``"cpu"``, or ``"cuda:<i> (<GPU name>)"``.
+
+    >>> device_name(torch.device("cpu"))
+    'cpu'
+    """
+    if device.type != "cuda":
+        return device.type
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
+
+
 def seed_everything(seed: int, *, deterministic: bool = True) -> None:
     """Seed Python's, numpy's and torch's global generators; with ``deterministic``, ask torch for
     deterministic kernels (CPU kernels here are; on CUDA a few ops may still warn)."""

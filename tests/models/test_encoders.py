@@ -145,3 +145,23 @@ def test_configs_default_to_the_paper():
     assert encoder_config("lstm").hidden_dim == 240 and encoder_config("gru").hidden_dim == 280
     with pytest.raises(ValueError, match="unknown encoder"):
         encoder_config("transformer")
+
+
+def test_bidirectional_equals_torch_bidirectional_lstm_on_packed_sequences():
+    """Our BiLSTM (two causal LSTMs, the backward one on each row's reversed real tokens) is the function of
+    ``torch.nn.LSTM(bidirectional=True)`` on packed sequences with the same weights."""
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    torch.manual_seed(3)
+    ours = build_encoder("lstm", input_dim=4, hidden_dim=3, bidirectional=True, one_bias=False).double()
+    theirs = torch.nn.LSTM(4, 3, batch_first=True, bidirectional=True).double()
+    with torch.no_grad():
+        for suffix, lstm in (("", ours.rnn), ("_reverse", ours.rnn_reverse)):
+            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                getattr(theirs, f"{name}_l0{suffix}").copy_(getattr(lstm, f"{name}_l0"))
+    x = torch.randn(3, 6, 4, dtype=torch.float64)
+    lengths = torch.tensor([6, 2, 4])
+    mask = torch.arange(6)[None, :] < lengths[:, None]
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    expected, _ = pad_packed_sequence(theirs(packed)[0], batch_first=True, total_length=6)
+    torch.testing.assert_close(ours(x, mask), expected)

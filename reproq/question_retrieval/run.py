@@ -1,38 +1,37 @@
 """Discriminative training of a question encoder on AskUbuntu (Lei et al. 2016 §3, §6), run by run.
 
 :func:`prepare` turns a :class:`~reproq.data.askubuntu.QuestionRetrievalData` into ids, vectors and IDF
-weights; :func:`train_run` trains one configuration with one seed (Adam, max-margin loss on the hardest
+weights; :func:`run_one` trains one configuration with one seed (Adam, max-margin loss on the hardest
 negative, dev MRR picks the epoch, test at that epoch) through the generic fit loop, checkpointing every
-epoch; :func:`run_grid` runs configurations × seeds and picks the configuration by mean dev MRR, as §6:
-"We used MRR to identify the best training epoch and the model configuration. For the same model
-configuration, we report average performance across 5 independent runs."
+epoch under :func:`checkpoint_key`; :func:`run_grid` runs configurations × seeds and picks the configuration
+by mean dev MRR (:func:`reproq.train.runs.run_grid`). ``answer_selection.run`` has the same verbs.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from reproq import metrics
 from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
 from reproq.data.vocab import Vocabulary, embedding_matrix, idf_weights
 from reproq.models import build_encoder, count_parameters
 from reproq.models.embedding import TokenEncoder, WordEmbedding
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker
-from reproq.retrieval.batches import (EncodedCorpus, TrainGroup, candidate_scores, encode_corpus, training_batches,
-                                      training_groups)
+from reproq.question_retrieval.batches import (EncodedCorpus, TrainGroup, encode_corpus, training_batches,
+                                               training_groups)
+from reproq.question_retrieval.evaluate import evaluate
 from reproq.train import callbacks as cb
+from reproq.train import checkpoint, runs
 from reproq.train.loop import fit
 from reproq.train.objectives import MaxMarginObjective
 from reproq.train.runtime import resolve_device, seed_everything
+from reproq.train.runs import GridResult, RunResult
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,7 @@ class TrainConfig:
 
 
 @dataclass(frozen=True)
-class PreparedData:
+class Prepared:
     vocab: Vocabulary
     vectors: np.ndarray  # float32 [V, E], rows on vocab ids
     idf: np.ndarray  # float32 [V]
@@ -75,7 +74,7 @@ class PreparedData:
     provenance: dict[str, str]
 
 
-def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> PreparedData:
+def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> Prepared:
     """Vocabulary = the corpus words that have a vector (taolei87/rcnn drops the others from the text)."""
     if data.vectors is None or data.train is None:
         raise ValueError(f"{data.domain} has no vectors or training queries; train on AskUbuntu")
@@ -83,62 +82,26 @@ def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> Prepared
     seen = {w for q in data.corpus.values() for w in (*q.title, *q.body)}
     vocab = Vocabulary(w for w in words if w in seen)
     documents = [" ".join(part) for q in data.corpus.values() for part in (q.title, q.body)]
-    return PreparedData(vocab, embedding_matrix(vocab, words, vectors), idf_weights(vocab, documents),
+    return Prepared(vocab, embedding_matrix(vocab, words, vectors), idf_weights(vocab, documents),
                         encode_corpus(data.corpus, vocab, max_body_len=None),
                         training_groups(data.train, data.corpus, max_positives=max_positives),
                         data.dev, data.test, data.synthetic, data.provenance)
 
 
-def build_model(data: PreparedData, config: TrainConfig) -> QuestionRanker:
+def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
     encoder = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
     embedding = WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if
                               config.idf_reweight else None, dropout=config.question.dropout)
     return QuestionRanker(QuestionEncoder(TokenEncoder(embedding, encoder), config.question))
 
 
-def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device) -> dict:
-    """MAP, MRR, P@1, P@5 as Lei et al. (queries without a positive left out; ties keep the BM25 order)."""
-    scores = candidate_scores(model, corpus, queries, device=device)
-    return metrics.question_retrieval_scores([q.labels for q in queries], scores, ks=(1, 5))
-
-
-@dataclass(frozen=True)
-class RunResult:
-    config: TrainConfig
-    seed: int
-    history: list[dict]  # per epoch: loss, dev_MAP, dev_MRR, ... (epoch 0: untrained)
-    best_epoch: int
-    dev: dict  # metrics at the best epoch
-    test: dict
-    untrained_dev: dict
-    untrained_test: dict
-    n_parameters: int
-    seconds: float = field(compare=False)
-
-
-@functools.lru_cache(maxsize=1)
-def _code_hash() -> str:
-    """The source of everything a run's numbers depend on: a checkpoint of older code is not reused.
-    (Profiles and report are left out: a profile's settings are in the config, the report reads results.)"""
-    root = Path(__file__).resolve().parents[1]
-    files = [*(root / "models").glob("*.py"), *(root / "train").glob("*.py"), root / "retrieval" / "batches.py",
-             root / "retrieval" / "experiment.py", root / "data" / "vocab.py", root / "data" / "batching.py",
-             root / "metrics.py"]
-    digest = hashlib.sha1()
-    for path in sorted(files):
-        digest.update(path.name.encode() + path.read_bytes())
-    return digest.hexdigest()
-
-
-def fingerprint(data: PreparedData, config: TrainConfig, seed: int) -> str:
+def checkpoint_key(data: Prepared, config: TrainConfig, seed: int) -> str:
     """What a run's checkpoint belongs to: data, configuration, seed and code."""
-    blob = json.dumps({"config": asdict(config), "seed": seed, "data": data.provenance, "vocab": len(data.vocab),
-                       "code": _code_hash()}, sort_keys=True, default=str)
-    return hashlib.sha1(blob.encode()).hexdigest()
+    return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab)}, config, seed)
 
 
-def train_run(data: PreparedData, config: TrainConfig, seed: int, *, device: str = "auto",
-              checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
+def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "auto",
+            checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
     """Train one configuration with one seed; a finished or interrupted run under ``checkpoint_root`` with
     the same data, config and seed is resumed (a finished one costs only the final test evaluation)."""
     started = time.time()
@@ -157,7 +120,7 @@ def train_run(data: PreparedData, config: TrainConfig, seed: int, *, device: str
     if config.lr_halve_every:
         callbacks.append(cb.LearningRateSchedule(optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
     callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} seed {seed}", disable=not progress))
-    key = fingerprint(data, config, seed)
+    key = checkpoint_key(data, config, seed)
 
     def batches(epoch: int):
         for batch in training_batches(data.groups, corpus, epoch=epoch, seed=seed, n_negatives=config.n_negatives,
@@ -171,33 +134,20 @@ def train_run(data: PreparedData, config: TrainConfig, seed: int, *, device: str
     model.load_state_dict(state.best["model"])
     model.eval()
     untrained_dev = {k[4:]: v for k, v in state.history[0].items() if k.startswith("dev_")}
-    return RunResult(config, seed, state.history, state.best["epoch"],
-                     evaluate(encoder, corpus, data.dev, device=device),
-                     evaluate(encoder, corpus, data.test, device=device), untrained_dev, _headline(untrained_test),
-                     count_parameters(model), time.time() - started)
+    scores = {"dev": evaluate(encoder, corpus, data.dev, device=device),
+              "test": evaluate(encoder, corpus, data.test, device=device),
+              "untrained_dev": untrained_dev, "untrained_test": _headline(untrained_test)}
+    return RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores, count_parameters(model),
+                     time.time() - started)
 
 
 def _headline(scores: dict) -> dict:
     return {k: scores[k] for k in ("MAP", "MRR", "P@1", "P@5")}
 
 
-@dataclass(frozen=True)
-class GridResult:
-    runs: dict[TrainConfig, list[RunResult]]  # every configuration's runs, one per seed
-    best: TrainConfig  # highest mean dev MRR
-
-    @property
-    def best_runs(self) -> list[RunResult]:
-        return self.runs[self.best]
-
-
-def run_grid(data: PreparedData, configs: Sequence[TrainConfig], seeds: Sequence[int], **run_options) -> GridResult:
+def run_grid(data: Prepared, configs: Sequence[TrainConfig], seeds: Sequence[int], **run_options) -> GridResult:
     """Every configuration with every seed; the best configuration by mean dev MRR (at each run's best epoch)."""
-    if not configs or not seeds:
-        raise ValueError("run_grid needs at least one configuration and one seed")
-    runs = {c: [train_run(data, c, s, **run_options) for s in seeds] for c in dict.fromkeys(configs)}
-    best = max(runs, key=lambda c: float(np.mean([r.dev["MRR"] for r in runs[c]])))
-    return GridResult(runs, best)
+    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MRR")
 
 
 def with_question(config: TrainConfig, **question_overrides) -> TrainConfig:

@@ -1,5 +1,5 @@
 """Answer-selection rankers: Tay et al. Table 2's parameter counts from the built models, every method's
-shapes and gradients, fixed word vectors, padding invariance, and the two-pass BiLSTM against torch's."""
+shapes and gradients, fixed word vectors, padding invariance."""
 
 from __future__ import annotations
 
@@ -7,12 +7,10 @@ import doctest
 
 import pytest
 import torch
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from reproq.models import answer_selection
-from reproq.train.answer_selection import PairBatch
-from reproq.models.answer_selection import (METHODS, PAIRWISE, BiLSTM, RankerConfig, build_ranker,
-                                            paper_parameter_count)
+from reproq.answer_selection.batches import PairBatch
+from reproq.models import answer_ranker
+from reproq.models.answer_ranker import METHODS, PAIRWISE, RankerConfig, build_ranker, paper_parameter_count
 
 TABLE2 = RankerConfig(projection_dim=300, hidden_dim=512, mlp_dim=128, width=2, n_features=0)  # d, m, h, k
 
@@ -27,7 +25,7 @@ def random_batch(seed, vocab=30, lengths_q=(3, 5, 1), lengths_a=(7, 2, 4)):
 
 
 def test_docstring_examples():
-    assert doctest.testmod(answer_selection).failed == 0
+    assert doctest.testmod(answer_ranker).failed == 0
 
 
 @pytest.mark.parametrize("method, paper, exact", [
@@ -88,19 +86,3 @@ def test_scores_do_not_depend_on_the_rest_of_the_batch(method):
         alone = PairBatch(batch.q_tokens[i:i + 1, :lq], batch.q_mask[i:i + 1, :lq], batch.a_tokens[i:i + 1, :la],
                       batch.a_mask[i:i + 1, :la], batch.features[i:i + 1])
         torch.testing.assert_close(model.score(alone)[0], together[i])
-
-
-def test_two_pass_bilstm_equals_torch_bidirectional_lstm_on_packed_sequences():
-    torch.manual_seed(3)
-    ours = BiLSTM(4, 3).double()
-    theirs = torch.nn.LSTM(4, 3, batch_first=True, bidirectional=True).double()
-    with torch.no_grad():
-        for suffix, lstm in (("", ours.forward_lstm.rnn), ("_reverse", ours.backward_lstm.rnn)):
-            for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
-                getattr(theirs, f"{name}_l0{suffix}").copy_(getattr(lstm, f"{name}_l0"))
-    x = torch.randn(3, 6, 4, dtype=torch.float64)
-    lengths = torch.tensor([6, 2, 4])
-    mask = torch.arange(6)[None, :] < lengths[:, None]
-    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
-    expected, _ = pad_packed_sequence(theirs(packed)[0], batch_first=True, total_length=6)
-    torch.testing.assert_close(ours(x, mask), expected)

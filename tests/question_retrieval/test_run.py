@@ -9,9 +9,12 @@ import pytest
 from reproq.data.askubuntu import load_askubuntu
 from reproq.data.synthetic import SyntheticConfig
 from reproq.models import build_encoder, count_parameters
-from reproq.retrieval import experiment as ex
-from reproq.retrieval import profiles
-from reproq.retrieval.report import run_records, table3_records, trained_vs_untrained
+from reproq import profiles
+from reproq.question_retrieval import configs
+from reproq.question_retrieval import run as ex
+from reproq.question_retrieval.records import smolyakov_params_records, table3_records, trained_vs_untrained
+from reproq.results import Provenance, run_records
+from reproq.train.runs import RunResult
 
 TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
             n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30))
@@ -37,24 +40,28 @@ def test_prepare_keeps_words_with_vectors(data):
 
 
 def test_a_run_records_history_best_epoch_and_both_splits(data, tmp_path):
-    run = ex.train_run(data, config(), seed=3, device="cpu", checkpoint_root=tmp_path, progress=False)
+    run = ex.run_one(data, config(), seed=3, device="cpu", checkpoint_root=tmp_path, progress=False)
     assert [h["epoch"] for h in run.history] == [0, 1, 2]
     assert run.best_epoch in (0, 1, 2)
     assert run.dev["MRR"] == pytest.approx(run.history[run.best_epoch]["dev_MRR"])
-    assert run.untrained_dev["MRR"] == run.history[0]["dev_MRR"]
+    assert run.scores["untrained_dev"]["MRR"] == run.history[0]["dev_MRR"]
     assert set(run.test) >= {"MAP", "MRR", "P@1", "P@5"}
     assert run.n_parameters == count_parameters(build_encoder("cnn", input_dim=8, hidden_dim=8))
-    again = ex.train_run(data, config(), seed=3, device="cpu", checkpoint_root=tmp_path, progress=False)
+    again = ex.run_one(data, config(), seed=3, device="cpu", checkpoint_root=tmp_path, progress=False)
     assert again.history[1:] == run.history[1:] and again.test == run.test  # the finished checkpoint is reused
 
 
 def test_records_carry_the_synthetic_flag_and_seed(data):
-    run = ex.train_run(data, config(epochs=1), seed=1, device="cpu", progress=False)
-    assert run.history[1]["loss"] != ex.train_run(data, config(epochs=1), seed=2, device="cpu", progress=False).history[1]["loss"]
-    records = run_records([run], paper="lei2016", table="Table 2", method="CNN", setting="pooling=mean", data=data)
+    run = ex.run_one(data, config(epochs=1), seed=1, device="cpu", progress=False)
+    assert run.history[1]["loss"] != ex.run_one(data, config(epochs=1), seed=2, device="cpu", progress=False).history[1]["loss"]
+    provenance = Provenance.resolve(data.provenance, synthetic=data.synthetic, device="auto")
+    records = run_records([run], provenance, paper="lei2016", table="Table 2", dataset="askubuntu", method="CNN",
+                          setting="pooling=mean")
     assert len(records) == 2 * 4 and all(r.synthetic and r.seeds == (1,) for r in records)
+    assert {r.metric for r in records} == {"MAP", "MRR", "P@1", "P@5"} and {r.split for r in records} == {"dev", "test"}
+    assert all(r.device == "cpu" for r in records)  # "auto" is resolved before it is recorded
     table = trained_vs_untrained({"CNN": [run]})
-    assert table.loc[0, "untrained dev MRR"] == pytest.approx(run.untrained_dev["MRR"] * 100, abs=0.01)
+    assert table.loc[0, "untrained dev MRR"] == pytest.approx(run.scores["untrained_dev"]["MRR"] * 100, abs=0.01)
 
 
 def test_grid_picks_the_best_mean_dev_mrr(monkeypatch, data):
@@ -62,32 +69,33 @@ def test_grid_picks_the_best_mean_dev_mrr(monkeypatch, data):
 
     def fake_run(prepared, cfg, seed, **kw):
         mrr = scores[cfg.question.dropout][seed]
-        return ex.RunResult(cfg, seed, [], 1, {"MRR": mrr}, {}, {}, {}, 0, 0.0)
+        return RunResult(cfg, seed, [], 1, 1, {"dev": {"MRR": mrr}}, 0, 0.0)
 
-    monkeypatch.setattr(ex, "train_run", fake_run)
+    monkeypatch.setattr(ex, "run_one", fake_run)
     configs = [ex.with_question(config(), dropout=d) for d in (0.1, 0.2)]
     grid = ex.run_grid(data, configs, seeds=[0, 1])
     assert grid.best.question.dropout == 0.2 and len(grid.best_runs) == 2
 
 
 def test_paper_profile_is_the_papers_grid():
-    paper = profiles.profile("paper")
-    assert len(profiles.lei_grid(paper, "rcnn", pooling="last")) == 6  # lr {1e-3, 3e-4} × dropout {.1, .2, .3}
-    assert len(profiles.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
-    assert dict(profiles.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
+    paper = profiles.get("paper").question_retrieval
+    assert len(configs.lei_grid(paper, "rcnn", pooling="last")) == 6  # lr {1e-3, 3e-4} × dropout {.1, .2, .3}
+    assert len(configs.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
+    assert dict(configs.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
     assert paper.seeds == (1, 2, 3, 4, 5)
-    assert {c.epochs for c in profiles.lei_grid(paper, "cnn", pooling="max")} == {50}
-    assert {c.epochs for c in profiles.lei_grid(paper, "cnn", pooling="max", epochs=7)} == {7}
+    assert {c.epochs for c in configs.lei_grid(paper, "cnn", pooling="max")} == {50}
+    assert {c.epochs for c in configs.lei_grid(paper, "cnn", pooling="max", epochs=7)} == {7}
     with pytest.raises(ValueError, match="profile"):
-        profiles.profile("gpu")
+        profiles.get("gpu")
 
 
 def test_smolyakov_budgets():
-    paper = profiles.profile("paper")
-    counts = {e: count_parameters(build_encoder(e, **dict(profiles.smolyakov_config(paper, e).encoder_settings)))
+    paper = profiles.get("paper").question_retrieval
+    counts = {e: count_parameters(build_encoder(e, **dict(configs.smolyakov_config(paper, e).encoder_settings)))
               for e in ("cnn", "lstm")}
     assert counts == {"cnn": 420_700, "lstm": 337_920}  # the report: 420,600 and 337,920
-    c = profiles.smolyakov_config(paper, "lstm")
+    assert {r.method: r.value for r in smolyakov_params_records()} == {"CNN": 420_700, "LSTM": 337_920}
+    c = configs.smolyakov_config(paper, "lstm")
     assert (c.margin, c.n_negatives, c.max_title_len, c.max_body_len, c.question.pooling) == (0.4, 40, 10, 100, "mean")
 
 

@@ -11,7 +11,7 @@ from reproq.data.vocab import Vocabulary
 from reproq.models import build_encoder
 from reproq.models.embedding import TokenEncoder, WordEmbedding
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig
-from reproq.retrieval.batches import (candidate_scores, encode_corpus, encode_questions, training_batches,
+from reproq.question_retrieval.batches import (candidate_scores, encode_corpus, encode_questions, training_batches,
                                       training_groups)
 
 WORDS = [f"w{i}" for i in range(30)]

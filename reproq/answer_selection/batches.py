@@ -1,4 +1,4 @@
-"""Answer-selection data to batches, one training run on the shared fit loop, and trec_eval scores.
+"""Answer-selection data as the rankers read it: pairs of word ids, training batches of an epoch, scores.
 
 A split becomes a :class:`PairSet` (every question–candidate pair as word ids, with its label, the
 question it belongs to and, on TrecQA, the four overlap features). Pointwise models train on shuffled pairs
@@ -7,36 +7,19 @@ each negative of an epoch meets one positive of its question drawn at random (do
 with one negative per positive; pairing every negative once keeps the epoch as long as the pointwise one).
 Batches are drawn from a generator seeded by (seed, epoch), so a resumed run repeats them. Pairs are
 sorted by answer length within windows of 20 batches before batching (less padding, same epoch).
-
-Model selection follows Tay et al.: DEV MAP each epoch, the best epoch's weights kept, training stopped
-after ``patience`` epochs without improvement; TEST is scored once, with those weights.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
 
 import numpy as np
 import torch
 
-from reproq import evaluation
 from reproq.data.batching import pad_batch
 from reproq.data.records import QAQuestion
-from reproq.data.vocab import Vocabulary
-from reproq.train import callbacks, loop, objectives, runtime
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    epochs: int = 25  # Tay et al. (TrecQA): 25 epochs for TRAIN, 5 for TRAIN-ALL
-    patience: int = 5  # "training is terminated if the validation performance doesn't improve after 5 epochs"
-    batch_size: int = 64  # tuned in {64, 128, 256, 512} (§Implementation Details)
-    lr: float = 1e-3  # Adam; tuned in {1e-3, 1e-4, 1e-5} (§Implementation Details)
-    l2: float = 4e-6  # §Implementation Details
-    margin: float = 0.5  # AP-CNN / AP-BiLSTM hinge margin m (our choice; dos Santos et al. tune it per dataset)
-    max_batches: int | None = None  # cap on batches per epoch (the smoke profile); None: the whole split
+from reproq.data.vocab import Vocabulary, lowercase
 
 
 @dataclass(frozen=True)
@@ -65,10 +48,6 @@ class PairBatch:
     def to(self, device: torch.device) -> PairBatch:
         moved = (getattr(self, f.name) for f in fields(self))
         return PairBatch(*(None if t is None else t.to(device) for t in moved))
-
-
-def lowercase(tokens: Sequence[str]) -> tuple[str, ...]:
-    return tuple(t.lower() for t in tokens)
 
 
 def pair_set(questions: Sequence[QAQuestion], vocab: Vocabulary, overlap=None, *,
@@ -151,43 +130,3 @@ def score_questions(model: torch.nn.Module, pairs: PairSet, *, batch_size: int =
         scores[index] = model.score(make_batch(pairs, index).to(device)).double().cpu().numpy()
     model.train(was_training)
     return [scores[pairs.owner == i] for i in range(len(pairs.questions))]
-
-
-def ranking_scores(questions: Sequence[QAQuestion], scores: Sequence[np.ndarray], *, seed: int = 0,
-                   ks: Sequence[int] = ()) -> dict[str, float]:
-    """trec_eval MAP and MRR (:func:`reproq.evaluation.answer_selection_scores`: questions without candidates
-    left out, questions without a positive counted at 0), and P@k over the same questions."""
-    values = dict(evaluation.answer_selection_scores(questions, scores, seed=seed))
-    kept = [(q.labels, s) for q, s in zip(questions, scores) if q.candidates]
-    for k in ks:
-        values[f"P@{k}"] = float(np.mean([y[np.argsort(-s, kind="stable")][:k].sum() / k for y, s in kept]))
-    return values
-
-
-def fit_ranker(model: torch.nn.Module, train: PairSet, dev: PairSet, config: TrainConfig, *, seed: int,
-               pairwise: bool, progress: bool = False, desc: str = "",
-               checkpoint_dir: str | Path | None = None, fingerprint: str = "") -> loop.FitState:
-    """Train with Adam on ``train``, select the epoch by DEV MAP, and leave the best weights in ``model``."""
-    runtime.seed_everything(seed)
-    objective = (objectives.MaxMarginObjective(margin=config.margin, l2=0.0) if pairwise
-                 else objectives.SoftmaxCrossEntropyObjective(l2=config.l2))
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr)
-
-    def dev_scores(m):
-        return ranking_scores(dev.questions, score_questions(m, dev), seed=seed)
-
-    cbs = [callbacks.Evaluate(dev_scores), callbacks.KeepBest("dev_MAP"),
-           callbacks.EarlyStopping("dev_MAP", patience=config.patience),
-           callbacks.ProgressBar(config.epochs, desc=desc, metric="dev_MAP", disable=not progress)]
-    device = next(model.parameters()).device
-
-    def batches(epoch):
-        return (b.to(device) for b in train_batches(train, epoch, seed=seed, batch_size=config.batch_size,
-                                                    pairwise=pairwise, max_batches=config.max_batches))
-
-    # evaluate_untrained=False: the untrained model is no candidate (with the overlap features a random network
-    # can score well on DEV by chance, and "train for 0 epochs" is not what the paper selects among)
-    state = loop.fit(model, objective, optimizer, batches, epochs=config.epochs, callbacks=cbs,
-                     checkpoint_dir=checkpoint_dir, fingerprint=fingerprint, evaluate_untrained=False)
-    model.load_state_dict(state.best["model"])
-    return state

@@ -9,13 +9,16 @@ import numpy as np
 import pytest
 import torch
 
+from reproq import profiles
+from reproq.answer_selection import run as tay2018
+from reproq.answer_selection.batches import pair_set, score_questions, train_batches
+from reproq.answer_selection.configs import tay_configs
+from reproq.answer_selection.evaluate import ranking_scores
+from reproq.answer_selection.run import TrainConfig
 from reproq.baselines.overlap import OverlapFeatures, question_texts
 from reproq.data.trecqa import read_trecqa_xml
-from reproq.data.vocab import Vocabulary
-from reproq.models.answer_selection import RankerConfig, build_ranker
-from reproq.train import tay2018
-from reproq.train.answer_selection import (TrainConfig, fit_ranker, lowercase, pair_set, ranking_scores,
-                                           score_questions, train_batches)
+from reproq.data.vocab import Vocabulary, lowercase
+from reproq.models.answer_ranker import RankerConfig, build_ranker
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "trecqa" / "sample.xml"
 
@@ -99,35 +102,58 @@ def test_trec_eval_map_mrr_agree_with_pytrec_eval_on_a_trecqa_run(real_data):
     assert ours["MRR"] == pytest.approx(np.mean([v["recip_rank"] for v in per_query.values()]), abs=1e-12)
 
 
+def tiny(pairs, vocab):
+    return tay2018.Prepared("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
+                            {"word2vec": "random, for the test"}, {"train": pairs, "dev": pairs, "test": pairs}, {})
+
+
 @pytest.mark.parametrize("method", ["CTRN", "AP-CNN"])
 def test_a_tiny_run_end_to_end(sample, method):
     questions, vocab, pairs = sample
-    prepared = tay2018.Prepared("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
-                                {"word2vec": "random, for the test"}, {"train": pairs, "dev": pairs, "test": pairs}, {})
-    result = tay2018.run_once(prepared, method, "train", seed=1,
-                              ranker=RankerConfig(projection_dim=5, hidden_dim=4, mlp_dim=4),
-                              train=TrainConfig(epochs=3, batch_size=4, patience=1), ks=(1,))
-    assert set(result) >= {"dev", "test", "test_clean", "best_epoch", "history"}
-    assert 1 <= result["best_epoch"] <= result["epochs_run"] <= 3  # the untrained model is no candidate
-    assert result["history"][0]["epoch"] == 1 and "dev_MAP" in result["history"][-1]
-    for values in (result["dev"], result["test"], result["test_clean"]):
+    config = TrainConfig(RankerConfig(method=method, projection_dim=5, hidden_dim=4, mlp_dim=4, n_features=4),
+                         epochs=3, batch_size=4, patience=1)
+    result = tay2018.run_one(tiny(pairs, vocab), config, seed=1, ks=(1,))
+    assert set(result.scores) >= {"dev", "test", "test_clean"}
+    assert 1 <= result.best_epoch <= result.epochs_run <= 3  # the untrained model is no candidate
+    assert result.history[0]["epoch"] == 1 and "dev_MAP" in result.history[-1]
+    for values in (result.dev, result.test, result.scores["test_clean"]):
         assert 0 < values["MAP"] <= 1 and 0 < values["MRR"] <= 1 and 0 <= values["P@1"] <= 1
-    again = tay2018.run_once(prepared, method, "train", seed=1, ranker=RankerConfig(projection_dim=5, hidden_dim=4,
-                             mlp_dim=4), train=TrainConfig(epochs=3, batch_size=4, patience=1), ks=(1,))
-    assert again["test"] == result["test"]  # same seed, same device: same numbers
+    again = tay2018.run_one(tiny(pairs, vocab), config, seed=1, ks=(1,))
+    assert again.test == result.test  # same seed, same device: same numbers
 
 
 def test_a_checkpointed_run_resumes_to_the_same_numbers(sample, tmp_path):
     questions, vocab, pairs = sample
-    prepared = tay2018.Prepared("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
-                                {}, {"train": pairs, "dev": pairs, "test": pairs}, {})
-    settings = dict(ranker=RankerConfig(projection_dim=5, hidden_dim=4, mlp_dim=4),
-                    train=TrainConfig(epochs=2, batch_size=4), checkpoint_root=tmp_path)
-    first = tay2018.run_once(prepared, "QRNN", "train", 1, **settings)
+    config = TrainConfig(RankerConfig(method="QRNN", projection_dim=5, hidden_dim=4, mlp_dim=4, n_features=4),
+                         epochs=2, batch_size=4)
+    first = tay2018.run_one(tiny(pairs, vocab), config, 1, checkpoint_root=tmp_path)
     (folder,) = tmp_path.iterdir()
-    assert folder.name.startswith("trecqa-QRNN-train-seed1-") and (folder / "last.pt").is_file()
-    again = tay2018.run_once(prepared, "QRNN", "train", 1, **settings)  # finished: nothing to train, same scores
-    assert again["test"] == first["test"] and again["history"] == first["history"]
+    assert folder.name == tay2018.checkpoint_key(tiny(pairs, vocab), config, 1)[:16]
+    assert (folder / "last.pt").is_file()
+    again = tay2018.run_one(tiny(pairs, vocab), config, 1, checkpoint_root=tmp_path)  # finished: same scores
+    assert again.test == first.test and again.history == first.history
+
+
+def test_grid_picks_the_best_mean_dev_map(monkeypatch, sample):
+    questions, vocab, pairs = sample
+    scores = {1e-3: [0.5, 0.7], 1e-4: [0.65, 0.6]}  # means 0.6 and 0.625
+
+    def fake_run(prepared, cfg, seed, **kw):
+        return tay2018.RunResult(cfg, seed, [], 1, 1, {"dev": {"MAP": scores[cfg.lr][seed]}}, 0, 0.0)
+
+    monkeypatch.setattr(tay2018, "run_one", fake_run)
+    configs = [TrainConfig(lr=lr) for lr in (1e-3, 1e-4)]
+    assert tay2018.run_grid(tiny(pairs, vocab), configs, seeds=[0, 1]).best.lr == 1e-4
+
+
+def test_profiles_give_one_configuration_or_the_papers_grid(sample):
+    questions, vocab, pairs = sample
+    cpu = tay_configs(profiles.get("cpu").answer_selection, tiny(pairs, vocab), "CTRN", "train-all")
+    assert len(cpu) == 1 and cpu[0].ranker.hidden_dim == 64 and cpu[0].max_batches == 200
+    assert cpu[0].ranker.n_features == 4 and cpu[0].train_split == "train-all"
+    paper = tay_configs(profiles.get("paper").answer_selection, tiny(pairs, vocab), "QRNN", "train")
+    assert len(paper) == 8 * 3 * 3 * 4  # d in 128..1024, 1-3 dense layers, 3 learning rates, 4 batch sizes
+    assert {c.ranker.hidden_dim for c in paper} == set(range(128, 1025, 128)) and {c.epochs for c in paper} == {25}
 
 
 def test_training_improves_dev_on_a_learnable_signal(sample):
@@ -138,8 +164,8 @@ def test_training_improves_dev_on_a_learnable_signal(sample):
     model = build_ranker(vectors, RankerConfig(method="QRNN", projection_dim=8, hidden_dim=8, mlp_dim=8,
                                                n_features=4, dropout=0.0))
     untrained = ranking_scores(pairs.questions, score_questions(model, pairs))["MAP"]
-    state = fit_ranker(model, pairs, pairs, TrainConfig(epochs=30, batch_size=8, lr=1e-2, patience=30), seed=0,
-                       pairwise=False)
+    state = tay2018._fit(model, pairs, pairs, TrainConfig(epochs=30, batch_size=8, lr=1e-2, patience=30), seed=0,
+                         progress=False, checkpoint_dir=None, fingerprint="")
     losses = [r["loss"] for r in state.history]
     assert losses[-1] < 0.5 * losses[0]
     assert state.best["value"] > untrained

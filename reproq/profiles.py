@@ -1,0 +1,142 @@
+"""The three notebook profiles in one table: what ``smoke``, ``cpu`` and ``paper`` mean for every part.
+
+A :class:`Profile` has a section per part of the study — the synthetic stand-in's size, the lexical
+baselines, question retrieval (Lei et al., Smolyakov & Srikant), answer selection (Tay et al.) and the
+two speed benchmarks — so a notebook reads ``profile.<part>`` and never branches on the profile's name.
+The papers' own settings are not repeated here: they are the defaults of the configs (``reproq.models``
+encoder configs hold Lei et al.'s Table 3 sizes, ``answer_selection.run.TrainConfig`` Tay et al.'s
+epochs); a profile only says how far to shrink them.
+
+- ``smoke``: every code path in seconds (the tests and CI).
+- ``cpu``: the whole pipeline on a 2-core laptop; meaningful numbers on the real data present.
+- ``paper``: the papers' sizes, epochs, search grids and 5 seeds; a GPU job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from reproq.data.synthetic import SyntheticConfig
+
+
+@dataclass(frozen=True)
+class Lexical:
+    tfidf_ngrams: tuple[int, ...] = (1, 2, 3)  # Lei et al. §6: n-gram order 1 to 3
+
+
+@dataclass(frozen=True)
+class QuestionRetrieval:
+    """Neural question retrieval on AskUbuntu (:mod:`reproq.question_retrieval.configs` turns it into runs)."""
+
+    seeds: tuple[int, ...]
+    scale: float  # hidden sizes relative to the papers'
+    epochs: int
+    patience: int
+    max_train_queries: int | None  # query groups per epoch (None: all)
+    lrs: tuple[float, ...]
+    dropouts: tuple[float, ...]
+    cnn_widths: tuple[int, ...]
+    smolyakov_epochs: int
+    max_body_len: int = 100  # Lei et al. footnote 5; smoke and cpu cut shorter, to stay fast
+    max_pooling_epochs: int | None = None  # a second, longer run of the max-pooling CNN (None: none)
+
+
+@dataclass(frozen=True)
+class AnswerSelection:
+    """Tay et al.'s rankers (:mod:`reproq.answer_selection.configs` turns it into runs)."""
+
+    seeds: tuple[int, ...]
+    ranker: dict  # RankerConfig overrides
+    train: dict[str, dict]  # TrainConfig overrides per training set ("train", "train-all") or dataset
+    w2v_epochs: int = 5
+    grid: dict = field(default_factory=dict)  # RankerConfig / TrainConfig field -> values, searched on DEV
+    limit: int | None = None  # the first questions of each split only (smoke: every code path, in seconds)
+
+
+@dataclass(frozen=True)
+class Benchmarks:
+    encoders: dict  # reproq.bench.encoders: questions per batch, title and body tokens, repeats
+    answer_ranking: dict  # reproq.bench.answer_ranking: ranker sizes, batch size, warm-up and timed batches
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    synthetic: dict  # SyntheticConfig overrides: the stand-in's size when a corpus is missing
+    lexical: Lexical
+    question_retrieval: QuestionRetrieval
+    answer_selection: AnswerSelection
+    bench: Benchmarks
+
+    def synthetic_config(self, domain: str = "askubuntu", seed: int = 0) -> SyntheticConfig:
+        """The synthetic stand-in of ``domain`` at this profile's size."""
+        return SyntheticConfig(domain=domain, seed=seed, **self.synthetic)
+
+
+_FIGURE3_SIZES = dict(projection_dim=300, hidden_dim=800, mlp_dim=128)  # Tay et al. Figure 3: d = 800
+TAY_GRID = {  # Tay et al. §Implementation Details
+    "hidden_dim": list(range(128, 1025, 128)), "mlp_layers": [1, 2, 3],
+    "lr": [1e-3, 1e-4, 1e-5], "batch_size": [64, 128, 256, 512],
+}
+
+PROFILES = {
+    "smoke": Profile(
+        "smoke", synthetic={}, lexical=Lexical(tfidf_ngrams=(1, 2)),
+        # tiny sizes, bodies cut at 30 words, 2 epochs of 40 query groups, 1 seed
+        question_retrieval=QuestionRetrieval((1,), 0.05, 2, 15, 40, (1e-3,), (0.1,), (3,), 2, max_body_len=30,
+                                             max_pooling_epochs=3),
+        answer_selection=AnswerSelection(
+            seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16, "mlp_dim": 16},
+            train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
+                   for s in ("train", "train-all", "semeval2016", "wikiqa")},
+            w2v_epochs=1, limit=12),
+        bench=Benchmarks(encoders=dict(questions=8, title_len=5, body_len=12, repeats=1),
+                         answer_ranking=dict(projection_dim=16, hidden_dim=16, mlp_dim=16, batch_size=32, warmup=1,
+                                             timed=2))),
+    "cpu": Profile(
+        "cpu", synthetic=dict(n_questions=20_000, n_intents=4_000, n_train_queries=4_000, n_dev_queries=200,
+                              n_test_queries=200, n_heldout=1_000),
+        lexical=Lexical(),
+        # a quarter of Table 3's hidden sizes, bodies cut at 50 words, one configuration (lr 1e-3, dropout 0.1,
+        # width 3), 6 epochs of 480 query groups, 2 seeds; the max-pooling CNN gets a second run of 30 epochs
+        question_retrieval=QuestionRetrieval((1, 2), 0.25, 6, 15, 480, (1e-3,), (0.1,), (3,), 6, max_body_len=50,
+                                             max_pooling_epochs=30),
+        # half the grid's smallest filter count, no search; TRAIN-ALL: 2 epochs of 200 batches of 128 (one pass
+        # over TRAIN-ALL in all); QatarLiving and WikiQA: fewer epochs
+        answer_selection=AnswerSelection(
+            seeds=(1, 2, 3), ranker={"projection_dim": 50, "hidden_dim": 64, "mlp_dim": 64},
+            train={"train": {"epochs": 12, "batch_size": 64},
+                   "train-all": {"epochs": 2, "batch_size": 128, "max_batches": 200},
+                   "semeval2016": {"epochs": 8, "batch_size": 64},
+                   "wikiqa": {"epochs": 6, "batch_size": 64}}),
+        # the encoder benchmark's batch is a realistic training batch: 40 query groups x 22 questions
+        bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
+                         answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=20))),
+    "paper": Profile(
+        "paper", synthetic=dict(n_questions=60_000, n_intents=12_000, n_train_queries=12_000, n_dev_queries=200,
+                                n_test_queries=200, n_heldout=2_000),
+        lexical=Lexical(),
+        # Lei et al.'s Table 3 sizes and §6 grid (lr {1e-3, 3e-4} x dropout {0.1, 0.2, 0.3}, CNN width {2, 3, 4}),
+        # up to 50 epochs with patience 15, 5 seeds; Smolyakov & Srikant's 16 epochs
+        question_retrieval=QuestionRetrieval((1, 2, 3, 4, 5), 1.0, 50, 15, None, (1e-3, 3e-4), (0.1, 0.2, 0.3),
+                                             (2, 3, 4), 16),
+        # Tay et al.: 25 epochs (TRAIN) and 5 (TRAIN-ALL), the search grid
+        answer_selection=AnswerSelection(
+            seeds=(1, 2, 3, 4, 5), ranker={},
+            train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},
+                   "wikiqa": {"epochs": 25}},
+            w2v_epochs=20, grid=TAY_GRID),
+        bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
+                         answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=None))),
+}
+
+
+def get(name: str) -> Profile:
+    """The profile called ``name``; ValueError naming the known ones otherwise.
+
+    >>> get("cpu").question_retrieval.seeds
+    (1, 2)
+    """
+    if name not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {name!r}")
+    return PROFILES[name]

@@ -1,0 +1,61 @@
+"""Scores of question retrieval, as the papers compute them: one score array per query, aligned with its
+candidates, to Lei et al.'s MAP / MRR / P@k (:func:`retrieval_scores`) or to the pooled AUC that the 6.864
+projects report on Android (:func:`pooled_auc`); a trained encoder's scores (:func:`evaluate`); and the
+TF-IDF search of Lei et al. §6 with its configuration chosen on dev (:func:`tfidf_grid`, :func:`select_on_dev`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from reproq import metrics
+from reproq.baselines.lexical import FIELDS, lexical_retrieval_scores
+from reproq.baselines.tfidf import TfidfConfig, TfidfRanker
+from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
+from reproq.models.question import QuestionEncoder
+from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores
+
+
+def retrieval_scores(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray]) -> dict[str, float | int]:
+    """MAP, MRR, P@1, P@5 as Lei et al. (:func:`reproq.metrics.question_retrieval_scores`: queries without a
+    positive left out, ties keep the candidate order, which is BM25's)."""
+    return metrics.question_retrieval_scores([q.labels for q in queries], scores, ks=(1, 5))
+
+
+def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device) -> dict:
+    """:func:`retrieval_scores` of a question encoder's cosine similarities (the caller puts it in eval mode)."""
+    return retrieval_scores(queries, candidate_scores(model, corpus, queries, device=device))
+
+
+def pooled_auc(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray], *, max_fpr: float = 1.0,
+               variant: str = "meter") -> float:
+    """ROC AUC over all (query, candidate) pairs pooled, as the 6.864 projects report it on Android."""
+    y = np.concatenate([q.labels for q in queries])
+    return metrics.auc_score(y, np.concatenate(scores), max_fpr=max_fpr, variant=variant)
+
+
+def tfidf_grid(data: QuestionRetrievalData, *, ngrams: Sequence[int] = (1, 2, 3),
+               stop_words: Sequence[bool] = (False, True), fields: Sequence[str] = FIELDS) -> pd.DataFrame:
+    """Lei et al.'s TF-IDF search (§6: n-gram order 1–3, with and without stop words), for each choice of
+    fields: one row per (fields, ngram_max, stop_words, split) with the metrics."""
+    rows = []
+    for fields_, n, stop in itertools.product(fields, ngrams, stop_words):
+        ranker = TfidfRanker(TfidfConfig(ngram_max=n, stop_words=stop))
+        splits = {"dev": data.dev, "test": data.test}
+        for split, scores in lexical_retrieval_scores(ranker, data.corpus, splits, fields=fields_).items():
+            rows.append({"fields": fields_, "ngram_max": n, "stop_words": stop, "split": split,
+                         **retrieval_scores(splits[split], scores)})
+    return pd.DataFrame(rows)
+
+
+def select_on_dev(grid: pd.DataFrame, *, by: str = "MRR", within: Sequence[str] = ("fields",),
+                  config: Sequence[str] = ("ngram_max", "stop_words")) -> pd.DataFrame:
+    """The dev and test rows of the configuration with the best dev ``by`` within each group: test numbers
+    are read at the configuration dev chose, never chosen on test."""
+    dev = grid[grid["split"] == "dev"]
+    best = dev.loc[dev.groupby(list(within))[by].idxmax(), list(within) + list(config)]
+    return grid.merge(best, on=list(within) + list(config)).reset_index(drop=True)

@@ -1,0 +1,99 @@
+"""Training runs as result records, tables and learning-curve figures for the notebooks.
+
+Lei et al. print percentages (``Run.report(..., scale=100)``), Smolyakov & Srikant fractions. The untrained
+model's numbers go to their own table (:func:`trained_vs_untrained`), never into a table that is joined
+with a paper's numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+
+from reproq import profiles
+from reproq.models import build_encoder, count_parameters
+from reproq.question_retrieval.configs import TABLE3_HIDDEN, TABLE3_WIDTH, smolyakov_config
+from reproq.results import Provenance, Record
+from reproq.train.runs import RunResult
+
+METRICS = ("MAP", "MRR", "P@1", "P@5")
+METHOD_NAMES = {"cnn": "CNN", "lstm": "LSTM", "gru": "GRU", "rcnn": "RCNN"}
+ARCHITECTURE = {"architecture": "200-d word vectors"}  # what the parameter counts depend on: no data
+
+
+def table3_records() -> list[Record]:
+    """Lei et al. Table 3 — hidden size, parameter count and filter width — counted on the modules built at
+    the paper's sizes (the encoder configs' defaults; 200-d inputs; word vectors fixed, so not counted)."""
+    records = []
+    for name, d in TABLE3_HIDDEN.items():
+        encoder = build_encoder(name)
+        values = {"hidden_dim": d, "params": count_parameters(encoder), "filter_width": TABLE3_WIDTH.get(name, np.nan)}
+        records += Provenance(ARCHITECTURE).records(
+            {k: v for k, v in values.items() if v == v}, paper="lei2016", table="Table 3", dataset="askubuntu",
+            split="-", method=METHOD_NAMES[name], variant="one bias per gate", config=asdict(encoder.config))
+    return records
+
+
+def smolyakov_params_records() -> list[Record]:
+    """Smolyakov & Srikant Table 6 "# params", counted on our modules at their sizes (see
+    :func:`~reproq.question_retrieval.configs.smolyakov_config`). Depends on no data."""
+    records = []
+    for label, name in (("CNN", "cnn"), ("LSTM", "lstm")):
+        config = smolyakov_config(profiles.get("paper").question_retrieval, name)
+        encoder = build_encoder(name, **dict(config.encoder_settings))
+        records += Provenance(ARCHITECTURE).records(
+            {"params": count_parameters(encoder)}, paper="smolyakov2017", table="Table 6", dataset="askubuntu",
+            split="-", method=label, config=asdict(encoder.config),
+            variant="width 3, 700 filters" if name == "cnn" else "bidirectional, 128 per direction")
+    return records
+
+
+def trained_vs_untrained(groups: Mapping[str, Sequence[RunResult]]) -> pd.DataFrame:
+    """Dev MRR before training (epoch 0) and at the best epoch, per model, mean ± std over seeds; test MRR
+    before training and at the best dev epoch beside it (the dev number is the maximum over epochs, so it is
+    a little optimistic; the test number is not).
+
+    An untrained encoder gives every candidate a different score, so it ranks by what random weights
+    make of the word vectors; it does not inherit BM25's order the way a constant scorer would (ties keep
+    the candidate order in this protocol).
+    """
+    rows = []
+    for label, runs in groups.items():
+        before = np.array([r.scores["untrained_dev"]["MRR"] for r in runs]) * 100
+        after = np.array([r.dev["MRR"] for r in runs]) * 100
+        test_before = np.array([r.scores["untrained_test"]["MRR"] for r in runs]) * 100
+        test_after = np.array([r.test["MRR"] for r in runs]) * 100
+        rows.append({"model": label, "seeds": len(runs), "untrained dev MRR": before.mean(),
+                     "trained dev MRR": after.mean(), "std (trained)": after.std(ddof=1) if len(runs) > 1 else np.nan,
+                     "gain": (after - before).mean(), "min gain over seeds": (after - before).min(),
+                     "untrained test MRR": test_before.mean(), "trained test MRR": test_after.mean(),
+                     "best epochs": ", ".join(str(r.best_epoch) for r in runs),
+                     "minutes": sum(r.seconds for r in runs) / 60})
+    return pd.DataFrame(rows).round(2)
+
+
+def learning_curves(groups: Mapping[str, Sequence[RunResult]], *, title: str):
+    """Training loss and dev MRR per epoch (mean over seeds, band: min to max), one line per model."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    rows = [{"model": label, "seed": r.seed, "epoch": h["epoch"], "loss": h.get("loss", np.nan),
+             "dev MRR (%)": h["dev_MRR"] * 100}
+            for label, runs in groups.items() for r in runs
+            for h in r.history[:min(len(x.history) for x in runs)]]
+    frame = pd.DataFrame(rows)
+    fig, (ax_loss, ax_mrr) = plt.subplots(1, 2, figsize=(12, 4))
+    band = dict(estimator="mean", errorbar=lambda v: (v.min(), v.max()), marker="o", markersize=4)
+    sns.lineplot(frame[frame["epoch"] > 0], x="epoch", y="loss", hue="model", ax=ax_loss, legend=False, **band)
+    sns.lineplot(frame, x="epoch", y="dev MRR (%)", hue="model", ax=ax_mrr, **band)
+    ax_loss.set(xlabel="epoch", ylabel="training loss (max-margin)", title="loss")
+    ax_mrr.set(xlabel="epoch (0: untrained)", title="dev MRR")
+    for ax in (ax_loss, ax_mrr):
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    sns.move_legend(ax_mrr, "center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, title=None)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

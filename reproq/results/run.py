@@ -1,0 +1,140 @@
+"""The :class:`Run` through which a notebook writes its tables, records and figures, and the synthetic banner.
+
+Every file is written through a temporary file and an atomic rename, with the run's settings recorded
+beside it in ``settings.json``; synthetic and smoke outputs are kept away from the committed real results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+
+from reproq import paths
+from reproq.results.records import Provenance, Record, code_version
+from reproq.results.tables import compare, format_table, paper_layout, side_by_side
+
+
+def _replace_atomically(path: Path, write) -> None:
+    """``write(scratch_path)``, then rename the scratch file over ``path``: a reader sees the old file or the
+    new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(scratch)
+        os.replace(scratch, path)
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+def _write_text(path: Path, text: str) -> None:
+    _replace_atomically(path, lambda scratch: scratch.write_text(text))
+
+
+class Run:
+    """Where a notebook writes its deliverables; writes the run's settings beside each of them.
+
+    In a notebook::
+
+        run = Run("01_lexical_baselines", profile=PROFILE, parameters={"SEEDS": SEEDS})
+        run.report(records, "lei2016_table2_bm25", scale=100, caption="Lei et al. 2016 Table 2, BM25 row.")
+
+    Outputs land in ``results/<notebook>/`` and ``figures/<notebook>/`` with a ``settings.json`` that
+    says, per file, which parameters, code version, device and data produced it. Outputs of synthetic
+    data get ``__synthetic`` in their names; smoke runs write under ``build/smoke/`` (see
+    :func:`reproq.paths.output_dirs`). Neither can overwrite committed real results.
+    """
+
+    def __init__(self, notebook: str, *, profile: str, parameters: dict | None = None, device: str = "cpu"):
+        from reproq.train.runtime import device_name, resolve_device
+
+        self.notebook, self.profile, self.device = notebook, profile, device_name(resolve_device(device))
+        self.parameters = dict(parameters or {})
+        results_dir, figures_dir = paths.output_dirs(profile)
+        self.results_dir, self.figures_dir = results_dir / notebook, figures_dir / notebook
+        self.started = time.time()
+
+    def provenance(self, data: Mapping[str, str] | None = None, *, synthetic: bool = False,
+                   word_vectors: str | None = None) -> Provenance:
+        """The :class:`~reproq.results.records.Provenance` of numbers this run computes on ``data``."""
+        return Provenance(dict(data or {}), synthetic, self.device, word_vectors)
+
+    def _stem(self, name: str, synthetic: bool) -> str:
+        return f"{name}__synthetic" if synthetic and not name.endswith("__synthetic") else name
+
+    def settings(self, **extra) -> dict:
+        return {
+            "notebook": self.notebook, "profile": self.profile, "parameters": self.parameters,
+            "code_version": code_version(), "device": self.device, "python": platform.python_version(),
+            "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "elapsed_s": round(time.time() - self.started, 1),
+            **extra,
+        }
+
+    def _write_settings(self, path: Path, **extra) -> None:
+        """Record the settings behind ``path`` in ``settings.json`` beside it (one entry per output)."""
+        index = path.parent / "settings.json"
+        entries = json.loads(index.read_text()) if index.is_file() else {}
+        entries[path.name] = self.settings(**extra)
+        _write_text(index, json.dumps(dict(sorted(entries.items())), indent=2, default=str) + "\n")
+
+    def save_records(self, records: Sequence[Record], name: str) -> Path:
+        """Write records as JSON lines (``<name>.jsonl``)."""
+        synthetic = any(r.synthetic for r in records)
+        path = self.results_dir / f"{self._stem(name, synthetic)}.jsonl"
+        _write_text(path, "".join(json.dumps(asdict(r), default=str) + "\n" for r in records))
+        self._write_settings(path, synthetic=synthetic)
+        return path
+
+    def save_table(self, table: pd.DataFrame, name: str, *, synthetic: bool, caption: str = "",
+                   markdown: pd.DataFrame | None = None) -> Path:
+        """Write a table as CSV (``<name>.csv``, long form) and Markdown (``<name>.md``, with its caption; the
+        ``markdown`` layout when given, e.g. the paper's shape)."""
+        stem = self._stem(name, synthetic)
+        path = self.results_dir / f"{stem}.csv"
+        _write_text(path, table.to_csv(index=False))
+        caption = ("SYNTHETIC DATA, not a reproduction. " if synthetic else "") + caption
+        shown = table if markdown is None else markdown
+        _write_text(path.with_suffix(".md"), f"{caption}\n\n{shown.to_markdown(index=False)}\n")
+        self._write_settings(path, synthetic=synthetic, caption=caption)
+        return path
+
+    def report(self, records: Sequence[Record], name: str, *, caption: str, scale: float = 1.0,
+               decimals: int = 1) -> pd.DataFrame:
+        """Save ``records`` and their side-by-side table with the paper (see :func:`compare`); return a
+        compact copy for display (key columns that are the same on every row are left out)."""
+        synthetic = any(r.synthetic for r in records)
+        self.save_records(records, name)
+        table = format_table(compare(records, scale=scale), decimals=decimals)
+        self.save_table(table, name, synthetic=synthetic, caption=caption, markdown=paper_layout(table))
+        return side_by_side(table)
+
+    def save_figure(self, fig, name: str, *, synthetic: bool) -> Path:
+        """Save a matplotlib figure as PNG; a synthetic figure must say so in its title."""
+        if synthetic and "synthetic" not in _figure_titles(fig).lower():
+            raise ValueError(f"figure {name!r} shows synthetic data but its title does not say 'synthetic data'")
+        path = self.figures_dir / f"{self._stem(name, synthetic)}.png"
+        _replace_atomically(path, lambda scratch: fig.savefig(scratch, format="png", dpi=120, bbox_inches="tight"))
+        self._write_settings(path, synthetic=synthetic)
+        return path
+
+
+def _figure_titles(fig) -> str:
+    titles = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) else []
+    return " ".join(titles + [ax.get_title() for ax in fig.axes])
+
+
+def banner(synthetic: bool, what: str):
+    """A loud notice for the notebook, shown above results that come from a synthetic stand-in."""
+    from IPython.display import Markdown
+
+    if not synthetic:
+        return Markdown(f"Real data: {what}.")
+    return Markdown(f"> **⚠ SYNTHETIC DATA — {what}.** The real files are not available here, so this section "
+                    "runs on the deterministic synthetic stand-in. Its numbers show that the code runs and "
+                    "learns; they are **not** a reproduction of any paper and are never compared with one.")

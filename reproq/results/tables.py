@@ -1,0 +1,111 @@
+"""The papers' numbers, and tables that put ours beside them.
+
+:func:`compare` joins records (:class:`~reproq.results.records.Record`) with ``paper_numbers.csv`` in long form (one
+row per number: the CSV in ``results/``); :func:`paper_layout` pivots that into the shape of the paper's
+table (one row per method, one column per split and metric, the paper's number beside ours: the Markdown
+in ``results/``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pandas as pd
+
+from reproq import paths
+from reproq.results.records import KEYS, Record, summarize
+
+# Papers whose tables print ratio metrics as percentages (the others print fractions).
+PERCENT_PAPERS = {"lei2016", "dossantos2015", "rankine2016"}
+RATIO_METRIC = re.compile(r"^(MAP|MRR|P@\d+|Accuracy@\d+|AUC.*)$")
+REPRODUCED, SYNTHETIC = "reproduced", "synthetic (not a reproduction)"
+
+
+def paper_value(raw: str) -> float:
+    """A paper's printed number as a float: ``'423K'`` → 423000.0, ``'1.05M'`` → 1050000.0, ``'N/A'`` → nan."""
+    text = str(raw).strip()
+    scale = {"K": 1e3, "M": 1e6}.get(text[-1:], 1.0)
+    try:
+        return float(text[:-1] if scale != 1.0 else text) * scale
+    except ValueError:
+        return float("nan")
+
+
+def paper_numbers(paper: str | None = None, table: str | None = None) -> pd.DataFrame:
+    """The papers' tables (the project's copy of ``paper_numbers.csv``), with a numeric ``value``.
+
+    ``printed`` keeps the text as printed; ``value`` is a float, ratio metrics as fractions.
+    """
+    df = pd.read_csv(paths.PAPER_NUMBERS_CSV, dtype=str, keep_default_na=False)
+    df["printed"] = df["value"]
+    df["value"] = df["printed"].map(paper_value)
+    percent = df["paper"].isin(PERCENT_PAPERS) & df["metric"].str.match(RATIO_METRIC)
+    df.loc[percent, "value"] = df.loc[percent, "value"] / 100.0
+    if paper is not None:
+        df = df[df["paper"] == paper]
+    if table is not None:
+        df = df[df["table"] == table]
+    return df.drop(columns=["seed_file"]).reset_index(drop=True)
+
+
+def compare(records: Sequence[Record], *, scale: float = 1.0) -> pd.DataFrame:
+    """The reproduced numbers next to the papers' numbers, with the gap.
+
+    One row per record group; ``in paper`` is NaN where the paper has no such number. The reproduced
+    column is headed ``reproduced`` for real data and ``synthetic (not a reproduction)`` otherwise, so a
+    synthetic number never sits under a heading that calls it a reproduction. ``scale=100`` shows
+    ratio metrics as percentages, the way Lei et al. print them.
+    """
+    ours = summarize(records)
+    theirs = paper_numbers()[KEYS + ["value"]].rename(columns={"value": "paper_value"})
+    table = ours.merge(theirs, on=KEYS, how="left")
+    ratio = table["metric"].str.match(RATIO_METRIC)
+    for column in ("mean", "std", "paper_value"):
+        table[column] = table[column].where(~ratio, table[column] * scale)
+    table["delta"] = table["mean"] - table["paper_value"]
+    synthetic = bool(table["synthetic"].any())
+    label = SYNTHETIC if synthetic else REPRODUCED
+    table = table.rename(columns={"mean": label, "paper_value": "in paper"})
+    if synthetic:  # a gap to the paper means nothing on synthetic data
+        table = table.drop(columns=["delta", "in paper"])
+    return table.drop(columns=["synthetic"])
+
+
+def format_table(table: pd.DataFrame, *, decimals: int = 1) -> pd.DataFrame:
+    """Round numbers for display and print ``mean ± std`` where several seeds stand behind a number."""
+    shown = table.copy()
+    value_col = REPRODUCED if REPRODUCED in shown else SYNTHETIC
+    if value_col in shown:
+        shown[value_col] = [
+            f"{m:.{decimals}f}" + (f" ± {s:.{decimals}f}" if n > 1 and s == s else "")
+            for m, s, n in zip(shown[value_col], shown["std"], shown["n"])
+        ]
+        shown = shown.drop(columns=["std"])
+    return shown.round(decimals)
+
+
+def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """A compact view of a :func:`compare` table for reading: one row per method (and whatever else varies),
+    one column per (split, metric), the paper's number under the reproduced one. Key columns that are the
+    same on every row are left out."""
+    value = REPRODUCED if REPRODUCED in table else SYNTHETIC
+    shown = [value] + (["in paper"] if "in paper" in table else [])
+    rows = [c for c in KEYS + ["variant"] if c not in ("split", "metric") and table[c].nunique() > 1]
+    columns = [c for c in ("split", "metric") if table[c].nunique() > 1] or ["metric"]
+    return table.pivot_table(index=rows or ["method"], columns=columns, values=shown, aggfunc="first", sort=False)
+
+
+
+
+def paper_layout(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`side_by_side` flattened for Markdown: columns ``"<split> <metric>"`` with the paper's number in
+    ``"<split> <metric> (paper)"`` right after ours, key columns first."""
+    value = REPRODUCED if REPRODUCED in table else SYNTHETIC
+    wide = side_by_side(table)
+    levels = wide.columns.nlevels
+    keys = list(dict.fromkeys(c[1:] for c in wide.columns))  # (split, metric) or (metric,), in table order
+    ordered = [(v, *k) for k in keys for v in (value, "in paper") if (v, *k) in wide.columns]
+    wide = wide[ordered]
+    wide.columns = [" ".join(str(p) for p in c[1:levels]) + ("" if c[0] == value else " (paper)") for c in ordered]
+    return wide.astype(object).where(wide.notna(), "").reset_index()  # no "nan" where a paper has no number
