@@ -7,6 +7,7 @@
                                                 execute the notebooks headless (papermill)
     reproq bench [encoders|answer-ranking ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
+    reproq scope [--write]                      what the study covers, from the records in results/ (--write: README)
 
 Errors about data or notebooks are printed as one message, never as a traceback.
 """
@@ -109,6 +110,19 @@ def _bench(args) -> int:
     return 0
 
 
+def _scope(args) -> int:
+    from reproq.results import scope  # pandas: only this command needs it
+
+    markdown = scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers())
+    if not args.write:
+        print(markdown, end="")
+    elif scope.update_readme(paths.ROOT / "README.md", markdown):
+        print(f"updated the scope table in {paths.ROOT / 'README.md'}")
+    else:
+        print("README.md's scope table is up to date")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reproq", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -137,6 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("names", nargs="*", metavar="NAME", help=f"one of {', '.join(BENCHMARKS)} (default: all)")
     bench.add_argument("--profile", choices=runner.PROFILES, default="cpu")
     bench.set_defaults(func=_bench)
+
+    scope_command = commands.add_parser("scope", help="every table and figure of the papers, and what covers it")
+    scope_command.add_argument("--write", action="store_true", help="replace the scope table in README.md")
+    scope_command.set_defaults(func=_scope)
     return parser
 
 

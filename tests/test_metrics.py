@@ -182,7 +182,7 @@ def pytrec_per_query(pytrec_eval, y_trues, y_scores, doc_ids):
     for i, (y, s, ids) in enumerate(zip(y_trues, y_scores, doc_ids)):
         qrels[f"q{i}"] = {str(d): int(label) for d, label in zip(ids, y)}
         run[f"q{i}"] = {str(d): float(score) for d, score in zip(ids, s)}
-    return pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", "num_rel"}).evaluate(run)
+    return pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", "num_rel", "P_1", "P_5"}).evaluate(run)
 
 
 def random_doc_ids(rng, y_trues):
@@ -198,8 +198,10 @@ def test_trec_scores_match_pytrec_eval(pytrec_eval, tied):
     per_query = pytrec_per_query(pytrec_eval, y_trues, y_scores, doc_ids)
     judged = [q for q in per_query.values() if q["num_rel"] > 0]
     # default: as trec_eval, a query without a relevant candidate counts at 0 (pytrec_eval's mean over all)
-    got = m.trec_scores(y_trues, y_scores, ties="docid", doc_ids=doc_ids)
+    got = m.trec_scores(y_trues, y_scores, ties="docid", doc_ids=doc_ids, ks=(1, 5))
     assert got["MAP"] == pytest.approx(np.mean([q["map"] for q in per_query.values()]), abs=1e-12)
+    for k in (1, 5):  # P@k of the same ranking, divided by k, as trec_eval's P_k
+        assert got[f"P@{k}"] == pytest.approx(np.mean([q[f"P_{k}"] for q in per_query.values()]), abs=1e-12)
     assert got["MRR"] == pytest.approx(np.mean([q["recip_rank"] for q in per_query.values()]), abs=1e-12)
     assert (got["n_queries"], got["n_evaluated"], got["n_with_relevant"]) == (300, 300, len(judged))
     assert len(judged) < 300  # the case is exercised
@@ -210,7 +212,7 @@ def test_trec_scores_match_pytrec_eval(pytrec_eval, tied):
     assert (skipped["MAP"], skipped["MRR"]) == pytest.approx(trec_docid_slow(y_trues, y_scores, doc_ids),
                                                              abs=1e-12)
     if not tied:  # without ties the tie-breaking rule cannot matter
-        assert m.trec_scores(y_trues, y_scores, ties="random", seed=5) == pytest.approx(got, abs=1e-12)
+        assert m.trec_scores(y_trues, y_scores, ties="random", seed=5, ks=(1, 5)) == pytest.approx(got, abs=1e-12)
 
 
 def test_trec_eval_breaks_ties_by_descending_docno(pytrec_eval):
@@ -225,7 +227,7 @@ def test_trec_eval_breaks_ties_by_descending_docno(pytrec_eval):
 def test_pytrec_eval_scores_query_without_relevant_as_zero(pytrec_eval):
     """What the trec_scores docstring says pytrec_eval does with such a query."""
     per_query = pytrec_per_query(pytrec_eval, [[0, 0], [0, 1]], [[0.9, 0.1], [0.9, 0.1]], [["a", "b"]] * 2)
-    assert per_query["q0"] == {"map": 0.0, "recip_rank": 0.0, "num_rel": 0.0}
+    assert per_query["q0"] == {"map": 0.0, "recip_rank": 0.0, "num_rel": 0.0, "P_1": 0.0, "P_5": 0.0}
     assert m.trec_scores([[0, 0], [0, 1]], [[0.9, 0.1], [0.9, 0.1]])["MAP"] == 0.25
     assert m.trec_scores([[0, 0], [0, 1]], [[0.9, 0.1], [0.9, 0.1]], no_relevant="skip")["MAP"] == 0.5
 

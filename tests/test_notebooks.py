@@ -1,4 +1,5 @@
-"""Every notebook runs end to end in the smoke profile, and what it writes says where it came from."""
+"""Every notebook runs end to end in the smoke profile, what it writes says where it came from, and the numbers
+that do not depend on training come out right (the way recommenders tests its notebooks)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,58 @@ import pytest
 from reproq import paths, runner
 
 NOTEBOOKS = runner.notebooks()
+
+# Facts each notebook's smoke run must record: (results file, record fields to match, expected value, tolerance).
+# None of them depends on training or on the profile: counts from the real files, Lucene scores shipped with
+# AskUbuntu, parameter counts of built models, and chance level on TrecQA.
+FACTS = {
+    "00_datasets": [
+        *[("tay2018_table3", dict(dataset=d, metric=m), v, 0)
+          for d, values in {"trecqa-train": dict(train_questions=94, train_pairs=4718),
+                            "trecqa-train-all": dict(train_questions=1229, train_pairs=53417, dev_questions=82,
+                                                     dev_pairs=1148, test_questions=100, test_pairs=1517)}.items()
+          for m, v in values.items()],
+        ("lei2016_table1_eval_sets", dict(metric="dev_queries"), 200, 0),
+        ("lei2016_table1_eval_sets", dict(metric="test_annotated_pairs"), 4000, 0),
+    ],
+    "01_lexical_baselines": [
+        # Lei et al. Table 2, BM25 row, reproduced exactly from the scores shipped in dev.txt / test.txt (percent)
+        *[("lei2016_table2_bm25", dict(method="BM25", split=split, metric=m), v / 100, 5e-4)
+          for split, values in {"dev": dict(MAP=52.0, MRR=66.0, **{"P@1": 51.9, "P@5": 42.1}),
+                                "test": dict(MAP=56.0, MRR=68.0, **{"P@1": 53.8, "P@5": 42.5})}.items()
+          for m, v in values.items()],
+        # a constant scorer on raw TEST with random ties: chance, 0.507 expected over the 95 scored questions; with
+        # ties in file order it would leak the labels (positives come first) and score far higher
+        ("tay2018_table7_lexical", dict(method="constant scorer (chance)", metric="MAP",
+                                        variant="raw TEST, trec_eval (all-wrong questions count 0)"), 0.51, 0.04),
+    ],
+    "02_lei_neural_encoders": [  # Lei et al. Table 3, one bias per gate as in the paper's equations
+        ("lei2016_table3", dict(method=m, metric="params"), v, 0)
+        for m, v in dict(RCNN=400_800, LSTM=423_360, GRU=404_040, CNN=400_867).items()],
+    "03_pooling_body_smolyakov": [  # Smolyakov & Srikant Table 6 "# params": their LSTM exactly, CNN with biases
+        ("smolyakov2017_table6_params", dict(method=m, metric="params"), v, 0)
+        for m, v in dict(CNN=420_700, LSTM=337_920).items()],
+    "04_trecqa_ctrn": [  # Tay et al. Table 2 as its formulas count (encoder weights + composition)
+        ("tay2018_table2", dict(method=m, metric="params", variant="as Table 2 counts (encoder weights + composition)"),
+         v, 0) for m, v in dict(QRNN=1_052_800, CTRN=1_052_800, LSTM=1_794_176).items()],
+}
+
+
+def smoke_records(notebook: str) -> dict[str, list[dict]]:
+    """Every record a notebook's smoke run wrote, by file stem (``__synthetic`` dropped)."""
+    results_dir, _ = paths.output_dirs("smoke")
+    return {p.stem.removesuffix("__synthetic"): [json.loads(line) for line in p.read_text().splitlines()]
+            for p in sorted((results_dir / notebook).glob("*.jsonl"))}
+
+
+def check_facts(notebook: str) -> None:
+    written = smoke_records(notebook)
+    for stem, where, expected, tolerance in FACTS.get(notebook, []):
+        matching = [r for r in written.get(stem, []) if all(r[k] == v for k, v in where.items())]
+        assert len(matching) == 1, f"{notebook}: {len(matching)} records in {stem} match {where}"
+        assert matching[0]["value"] == pytest.approx(expected, abs=tolerance), f"{notebook}: {stem} {where}"
+    for stem, records in written.items():  # the device a number was computed on, never the request "auto"
+        assert all(r["device"] != "auto" for r in records), f"{notebook}: {stem} records device 'auto'"
 
 
 @pytest.mark.notebook
@@ -25,6 +78,8 @@ def test_notebook_runs_in_smoke_profile(notebook, real_data):
             for name, entry in json.loads(settings.read_text()).items():
                 assert entry["profile"] == "smoke" and entry["notebook"] == notebook.stem
                 assert ("__synthetic" in name) == bool(entry["synthetic"]), name
+                assert entry["device"] != "auto", name
+    check_facts(notebook.stem)
 
 
 def test_notebooks_are_committed_without_outputs():

@@ -90,3 +90,23 @@ def test_save_table_writes_csv_and_captioned_markdown(tmp_path, monkeypatch):
     path = Run("01_demo", profile="cpu").save_table(table, "t2", synthetic=True, caption="Lei Table 2.")
     assert path.name == "t2__synthetic.csv"
     assert path.with_suffix(".md").read_text().startswith("SYNTHETIC DATA, not a reproduction. Lei Table 2.")
+
+
+def test_provenance_resolves_the_device_and_stamps_every_record():
+    provenance = results.Provenance.resolve({"askubuntu/dev.txt": "abc"}, device="auto", word_vectors="w2v 50-d")
+    assert provenance.device == "cpu" and provenance.code_version  # "auto" never reaches a record
+    (record,) = provenance.records({"MAP": 0.5, "n_queries": 3}, paper="lei2016", table="Table 2", dataset="askubuntu",
+                                   split="dev", method="BM25", setting="pooling=-")
+    assert (record.metric, record.device, record.synthetic) == ("MAP", "cpu", False)
+    assert record.data == {"askubuntu/dev.txt": "abc", "word_vectors": "w2v 50-d"}
+    assert Run("01_demo", profile="smoke", device="auto").device == "cpu"
+
+
+def test_the_markdown_has_the_papers_shape(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    records = [bm25(split, metric, 0.5) for split in ("dev", "test") for metric in ("MAP", "MRR")]
+    Run("01_demo", profile="cpu").report(records, "t2", scale=100, caption="Lei Table 2.")
+    header = (tmp_path / "results" / "01_demo" / "t2.md").read_text().splitlines()[2]
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    assert columns == ["method", "dev MAP", "dev MAP (paper)", "dev MRR", "dev MRR (paper)", "test MAP",
+                       "test MAP (paper)", "test MRR", "test MRR (paper)"]  # one row a method, no constant columns

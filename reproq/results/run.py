@@ -33,7 +33,7 @@ def _replace_atomically(path: Path, write) -> None:
         scratch.unlink(missing_ok=True)
 
 
-def _write_text(path: Path, text: str) -> None:
+def write_text_atomically(path: Path, text: str) -> None:
     _replace_atomically(path, lambda scratch: scratch.write_text(text))
 
 
@@ -81,13 +81,13 @@ class Run:
         index = path.parent / "settings.json"
         entries = json.loads(index.read_text()) if index.is_file() else {}
         entries[path.name] = self.settings(**extra)
-        _write_text(index, json.dumps(dict(sorted(entries.items())), indent=2, default=str) + "\n")
+        write_text_atomically(index, json.dumps(dict(sorted(entries.items())), indent=2, default=str) + "\n")
 
     def save_records(self, records: Sequence[Record], name: str) -> Path:
         """Write records as JSON lines (``<name>.jsonl``)."""
         synthetic = any(r.synthetic for r in records)
         path = self.results_dir / f"{self._stem(name, synthetic)}.jsonl"
-        _write_text(path, "".join(json.dumps(asdict(r), default=str) + "\n" for r in records))
+        write_text_atomically(path, "".join(json.dumps(asdict(r), default=str) + "\n" for r in records))
         self._write_settings(path, synthetic=synthetic)
         return path
 
@@ -97,10 +97,10 @@ class Run:
         ``markdown`` layout when given, e.g. the paper's shape)."""
         stem = self._stem(name, synthetic)
         path = self.results_dir / f"{stem}.csv"
-        _write_text(path, table.to_csv(index=False))
+        write_text_atomically(path, table.to_csv(index=False))
         caption = ("SYNTHETIC DATA, not a reproduction. " if synthetic else "") + caption
         shown = table if markdown is None else markdown
-        _write_text(path.with_suffix(".md"), f"{caption}\n\n{shown.to_markdown(index=False)}\n")
+        write_text_atomically(path.with_suffix(".md"), f"{caption}\n\n{shown.to_markdown(index=False)}\n")
         self._write_settings(path, synthetic=synthetic, caption=caption)
         return path
 

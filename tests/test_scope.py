@@ -1,0 +1,135 @@
+"""The scope table counts the papers' rows our records cover and gives each item one status by one rule."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from reproq import paths
+from reproq.results import scope
+
+NUMBERS = """paper,seed_file,table,dataset,split,method,setting,metric,value,note
+lei2016,x.txt,Table 2,askubuntu,dev,BM25,pooling=-,MAP,52.0,
+lei2016,x.txt,Table 2,askubuntu,dev,BM25,pooling=-,MRR,66.0,
+lei2016,x.txt,Table 2,askubuntu,test,BM25,pooling=-,MAP,56.0,
+lei2016,x.txt,Table 2,askubuntu,dev,CNN,pooling=mean,MAP,58.5,
+lei2016,x.txt,Table 10,askubuntu,test,RCNN,pooling=last,MAP,60.7,
+tay2018,y.txt,Table 4,yahooqa,test,CTRN,-,P@1,N/A,
+rankine2016,z.txt,Table 1,askubuntu,test,GRU,-,MAP,50.0,
+"""
+
+
+def record(paper, table, method, *, split="dev", setting="pooling=-", metric="MAP", synthetic=False):
+    return {"paper": paper, "table": table, "dataset": "askubuntu", "split": split, "method": method,
+            "setting": setting, "metric": metric, "value": 0.5, "variant": "", "seeds": [0],
+            "synthetic": synthetic, "config": {}, "data": {}, "code_version": "", "device": "cpu",
+            "wall_time_s": None}
+
+
+def write(results, notebook, name, records):
+    folder = results / notebook
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+@pytest.fixture
+def fake(tmp_path):
+    """A results/ folder and a paper-numbers CSV with one item of each status."""
+    results = tmp_path / "results"
+    write(results, "01_a", "lei.jsonl", [record("lei2016", "Table 2", "BM25", metric=m) for m in ("MAP", "MRR")]
+          + [record("lei2016", "Table 2", "BM25", split="valid")])  # a variant no paper row joins
+    write(results, "02_b", "lei__synthetic.jsonl", [
+        record("lei2016", "Table 2", "BM25", synthetic=True),  # same row as a real record: counted once
+        record("lei2016", "Table 2", "CNN", setting="pooling=mean", synthetic=True),
+        record("lei2016", "Table 10", "RCNN", split="test", setting="pooling=last", synthetic=True)])
+    write(results, "05_runtime", "tay.jsonl", [record("tay2018", "Figure 3", "CTRN vs QRNN")])
+    write(results, "06_c", "wikiqa.jsonl", [record("reproq", "WikiQA", "BM25")])
+    (results / "06_c" / "settings.json").write_text("{}")  # not a record file
+    csv = tmp_path / "numbers.csv"
+    csv.write_text(NUMBERS)
+    return results, csv
+
+
+def row(table, paper, item):
+    return table[(table.paper == paper) & (table.item == item)].iloc[0]
+
+
+def test_status_rule():
+    assert scope.status(pd.Series([], dtype=bool)) == "not built"
+    assert scope.status(pd.Series([True, True])) == "synthetic stand-in only"
+    assert scope.status(pd.Series([True, False])) == "real data"
+
+
+def test_each_status_and_the_rows_covered(fake):
+    table = scope.scope_table(*fake)
+    lei2 = row(table, "lei2016", "Table 2")
+    assert (lei2["paper rows"], lei2["rows covered"], lei2["real rows"]) == (3, 2, 1)  # test BM25 has none
+    assert lei2.status == "real data" and lei2["where"] == "01_a, 02_b"
+    lei10 = row(table, "lei2016", "Table 10")
+    assert (lei10["paper rows"], lei10["rows covered"], lei10["real rows"]) == (1, 1, 0)
+    assert lei10.status == "synthetic stand-in only" and lei10["where"] == "02_b"
+    tay4 = row(table, "tay2018", "Table 4")
+    assert (tay4["paper rows"], tay4["rows covered"], tay4.status, tay4["where"]) == (1, 0, "not built", "")
+    fig = row(table, "tay2018", "Figure 3")  # a figure with records but no rows in the CSV
+    assert pd.isna(fig["paper rows"]) and pd.isna(fig["rows covered"]) and fig.status == "real data"
+    assert row(table, "lei2016", "Figure 5").status == "not built"  # from FIGURES alone
+    assert "reproq" not in set(table.paper)
+
+
+def test_papers_then_tables_in_numeric_order_then_figures(fake):
+    table = scope.scope_table(*fake)
+    assert list(dict.fromkeys(table.paper)) == ["lei2016", "tay2018", "smolyakov2017", "rankine2016"]
+    lei = list(table[table.paper == "lei2016"].item)
+    assert lei == ["Table 2", "Table 10", "Figure 3", "Figure 4", "Figure 5"]
+    assert list(table[table.paper == "tay2018"].item) == ["Table 4", "Figure 3"]
+    smol = [int(item.split()[1]) for item in table[table.paper == "smolyakov2017"].item]
+    assert smol == sorted(smol) and smol[:3] == [1, 2, 8]
+
+
+def test_every_table_of_the_real_csv_is_listed_and_nothing_is_built_without_records(tmp_path):
+    table = scope.scope_table(tmp_path)
+    numbers = pd.read_csv(paths.PAPER_NUMBERS_CSV, dtype=str, keep_default_na=False)
+    assert set(zip(numbers.paper, numbers.table)) <= set(zip(table.paper, table.item))
+    assert set(table.status) == {"not built"} and (table["rows covered"].dropna() == 0).all()
+    assert row(table, "lei2016", "Table 2")["paper rows"] == 20  # ten methods, dev and test
+
+
+def test_markdown_says_how_it_is_made_and_leaves_blanks(fake):
+    results, csv = fake
+    text = scope.scope_markdown(scope.scope_table(results, csv), scope.beyond_the_papers(results))
+    lines = text.splitlines()
+    assert "reproq scope" in lines[0] and "results/" in lines[0] and "synthetic stand-in only" in lines[0]
+    assert lines[2] == "| paper | item | rows | covered | real | status | where |"
+    assert "| tay2018 | Figure 3 |  |  |  | real data | 05_runtime |" in lines
+    assert "| lei2016 | Table 2 | 3 | 2 | 1 | real data | 01_a, 02_b |" in lines
+    assert lines[-1] == "Beyond the papers: WikiQA (06_c)"
+
+
+README = "# Project\n\nintro\n<!-- scope:start -->\nold table\nold line\n<!-- scope:end -->\n\n## After\n"
+
+
+def test_update_readme_replaces_exactly_the_marked_block(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(README)
+    assert scope.update_readme(readme, "| new |\n") is True
+    assert readme.read_text() == README.replace("old table\nold line\n", "| new |\n")
+    assert scope.update_readme(readme, "| new |") is False  # unchanged: not rewritten
+    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("text", ["# Project\nno markers\n", "<!-- scope:start -->\nonly a start\n",
+                                  "<!-- scope:end -->\n<!-- scope:start -->\n"])
+def test_update_readme_refuses_a_file_without_markers(tmp_path, text):
+    readme = tmp_path / "NOTES.md"
+    readme.write_text(text)
+    with pytest.raises(ValueError, match="NOTES.md"):
+        scope.update_readme(readme, "table\n")
+    assert readme.read_text() == text
+
+
+def test_the_readme_shows_the_scope_of_the_committed_results():
+    """The README's scope table is the one the committed records give: regenerate it with `reproq scope --write`."""
+    markdown = scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers())
+    assert markdown in (paths.ROOT / "README.md").read_text(), "README scope table is stale: run `reproq scope --write`"
