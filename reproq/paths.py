@@ -20,9 +20,17 @@ NOTEBOOKS_DIR = ROOT / "notebooks"
 PAPER_NUMBERS_CSV = Path(__file__).resolve().parent / "paper_numbers.csv"
 
 
+def _folder(variable: str, default: Path) -> Path:
+    """The folder an environment variable names (or ``default``); ValueError if it names a file."""
+    folder = Path(os.environ.get(variable, default)).expanduser().resolve()
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{variable} points at {folder}, which is a file, not a folder")
+    return folder
+
+
 def data_dir() -> Path:
     """Where fetched datasets live (``REPROQ_DATA``, default ``<repo>/data``)."""
-    return Path(os.environ.get("REPROQ_DATA", ROOT / "data")).expanduser().resolve()
+    return _folder("REPROQ_DATA", ROOT / "data")
 
 
 def data_mirror() -> str | None:
@@ -33,7 +41,7 @@ def data_mirror() -> str | None:
 
 def build_dir() -> Path:
     """Scratch space: executed notebooks, checkpoints, synthetic corpora (``REPROQ_BUILD``)."""
-    return Path(os.environ.get("REPROQ_BUILD", ROOT / "build")).expanduser().resolve()
+    return _folder("REPROQ_BUILD", ROOT / "build")
 
 
 def synthetic_dir() -> Path:

@@ -2,8 +2,10 @@
 
 ``reproq run --profile cpu`` runs ``notebooks/NN_*.ipynb`` one after the other. Each executed copy goes
 to ``build/notebooks/<profile>/`` (the sources are never overwritten). A notebook is skipped when its
-inputs — its own source, the ``reproq`` library, the parameters, and the state of the data files — are
-unchanged since its last successful run, so a killed batch resumes where it stopped; ``force`` reruns.
+inputs — its own source, the ``reproq`` library, the parameters, the torch thread count and the state of the
+data files, taken when it finished — are unchanged since its last successful run *and* every output it recorded
+(``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it
+stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs.
 A failure names the notebook and the failing cell and stops the batch; what finished before stays.
 """
 
@@ -11,12 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import paths, profiles
+from reproq import atomic, paths, profiles
 from reproq.data import sources
 
 PROFILES = tuple(profiles.PROFILES)
@@ -57,7 +62,62 @@ def fingerprint(notebook: Path, parameters: dict) -> str:
         digest.update(str(path.relative_to(library)).encode() + path.read_bytes())
     digest.update(json.dumps(parameters, sort_keys=True, default=str).encode())
     digest.update(json.dumps(sources.status()).encode())
+    # another thread count changes the order of float sums, hence trained numbers (torch's default: the cores)
+    digest.update(f"threads={os.environ.get('OMP_NUM_THREADS') or os.cpu_count()}".encode())
     return digest.hexdigest()
+
+
+def notebook_parameters(notebook: Path) -> set[str]:
+    """The names assigned in a notebook's cell tagged ``parameters``."""
+    cells = json.loads(notebook.read_text())["cells"]
+    source = "".join(next(("".join(c["source"]) for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])),
+                          ""))
+    return set(re.findall(r"^([A-Z_][A-Z0-9_]*)\s*=", source, flags=re.MULTILINE))
+
+
+def check_parameters(notebooks_: Sequence[Path], parameters: dict) -> None:
+    """ValueError, one sentence, for a parameter no selected notebook has, ``PROFILE`` (``--profile`` sets it)
+    or an empty ``SEEDS``."""
+    if "PROFILE" in parameters:
+        raise ValueError("set the profile with --profile, not as a parameter (it decides where outputs go)")
+    if "SEEDS" in parameters and parameters["SEEDS"] is not None and not parameters["SEEDS"]:
+        raise ValueError("SEEDS must name at least one seed")
+    for name in parameters:
+        if not any(name in notebook_parameters(nb) for nb in notebooks_):
+            known = sorted(set().union(*(notebook_parameters(nb) for nb in notebooks_)) - {"PROFILE"})
+            raise ValueError(f"no selected notebook has a parameter {name!r}; they have: {', '.join(known)}")
+
+
+def _read_json(path: Path) -> dict | None:
+    """A stamp or settings file, or None when it is missing or unreadable (which is said once, naming it)."""
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        warnings.warn(f"{path}: unreadable ({exc}); it is ignored and the notebook runs again", stacklevel=2)
+        return None
+
+
+def recorded_outputs(notebook: Path, profile: str) -> list[str]:
+    """Every output the notebook's runs recorded in the ``settings.json`` beside its results and figures, and
+    those ``settings.json`` files."""
+    settings = [d / notebook.stem / "settings.json" for d in paths.output_dirs(profile)]
+    return [str(p) for s in settings if s.is_file() for p in [s, *(s.parent / name for name in _read_json(s) or {})]]
+
+
+def outputs_intact(outputs: Sequence[str]) -> bool:
+    """Whether each of ``outputs`` exists, is not empty and, for records and JSON, parses."""
+    for path in map(Path, outputs):
+        if not path.is_file() or path.stat().st_size == 0:
+            return False
+        if path.suffix in (".json", ".jsonl"):
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            try:
+                [json.loads(part) for part in (text.splitlines() if path.suffix == ".jsonl" else [text]) if part.strip()]
+            except json.JSONDecodeError:
+                return False
+    return True
 
 
 def _stamp(profile: str, notebook: Path) -> Path:
@@ -73,8 +133,8 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
     params = {"PROFILE": profile, **(parameters or {})}
     executed = paths.build_dir() / "notebooks" / profile / notebook.name
     stamp = _stamp(profile, notebook)
-    key = fingerprint(notebook, params)
-    if not force and stamp.is_file() and json.loads(stamp.read_text()).get("fingerprint") == key:
+    last = None if force else _read_json(stamp)
+    if last and last.get("fingerprint") == fingerprint(notebook, params) and outputs_intact(last.get("outputs", [])):
         return Outcome(notebook.stem, "skipped", 0.0, executed, "inputs unchanged since its last run")
     executed.parent.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
@@ -88,9 +148,10 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
                              f"{exc.exec_count}) with {exc.ename}: {exc.evalue}; the executed copy with the "
                              f"traceback is {executed}") from None
     seconds = time.time() - start
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(json.dumps({"fingerprint": key, "seconds": round(seconds, 1), "parameters": params,
-                                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}, indent=2) + "\n")
+    # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file)
+    atomic.write_json(stamp, {"fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1),
+                              "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                              "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed)
 
 
@@ -99,5 +160,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     """Run the notebooks in order, yielding each outcome as it finishes; a failure raises NotebookFailed."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
-    for nb in notebooks(only):
+    chosen = notebooks(only)
+    check_parameters(chosen, parameters or {})
+    for nb in chosen:
         yield run_notebook(nb, profile=profile, parameters=parameters, force=force, progress=progress)

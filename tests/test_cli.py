@@ -29,7 +29,7 @@ def test_fetch_from_the_mirror_then_verify(tmp_path, monkeypatch, capsys, real_d
     monkeypatch.setenv("REPROQ_DATA", str(tmp_path))
     assert cli.main(["data", "fetch", "wikiqa"]) == 0
     assert cli.main(["data", "verify", "wikiqa"]) == 0
-    assert "12 file(s) present and checked, 0 corrupt" in capsys.readouterr().out
+    assert "12 file(s) present and checked in" in (out := capsys.readouterr().out) and "0 corrupt, 0 missing" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -46,4 +46,65 @@ def test_bad_arguments_get_one_line_and_exit_2(argv, message, capsys):
 def test_param_values_are_json_when_they_can_be():
     parser = cli.build_parser()
     args = parser.parse_args(["run", "-p", "SEEDS=[1,2]", "-p", "NAME=cnn"])
-    assert dict(args.param) == {"SEEDS": [1, 2], "NAME": "cnn"}
+    assert dict(cli._parse_param(p) for p in args.param) == {"SEEDS": [1, 2], "NAME": "cnn"}
+
+
+def offline(monkeypatch, tmp_path):
+    """An empty data dir, an empty mirror and no network."""
+    import urllib.error
+    import urllib.request
+
+    def refuse(*args, **kwargs):
+        raise urllib.error.URLError("offline in tests")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    monkeypatch.setenv("REPROQ_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("REPROQ_DATA_MIRROR", str(tmp_path / "empty-mirror"))
+
+
+def test_fetch_that_gets_nothing_fails_and_says_each_cause_once(tmp_path, monkeypatch, capsys):
+    offline(monkeypatch, tmp_path)
+    assert cli.main(["data", "fetch", "wikiqa"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("because:") == 1 and err.count("offline in tests") == 1  # 12 files, one cause
+    assert "12 file(s) of wikiqa could not be fetched" in err and "only for the AskUbuntu and Android" in err
+
+
+def test_verify_fails_when_the_data_folder_is_a_file_or_named_files_are_missing(tmp_path, monkeypatch, capsys):
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("REPROQ_DATA", str(tmp_path / "a-file"))
+    assert cli.main(["data", "verify"]) == 2
+    assert "REPROQ_DATA points at" in capsys.readouterr().err
+    monkeypatch.setenv("REPROQ_DATA", str(tmp_path / "empty"))
+    assert cli.main(["data", "verify", "wikiqa"]) == 1
+    assert "missing: wikiqa/" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("param, message", [
+    ("PROFILE=cpu", "set the profile with --profile"),
+    ("SEEDS=[1,2", "not valid JSON"),
+    ("SEEDS=[]", "SEEDS must name at least one seed"),
+    ("NO_SUCH_KEY=1", "no selected notebook has a parameter 'NO_SUCH_KEY'"),
+])
+def test_run_parameters_are_checked_before_anything_runs(param, message, monkeypatch, capsys):
+    monkeypatch.setattr(cli.runner, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
+    assert cli.main(["run", "--profile", "smoke", "--only", "00", "-p", param]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
+    def interrupted(**kwargs):
+        raise KeyboardInterrupt
+        yield
+
+    monkeypatch.setattr(cli.runner, "run", interrupted)
+    assert cli.main(["run", "--profile", "smoke"]) == 130
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_a_build_folder_that_is_a_file_is_one_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "build").write_text("oops")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 2
+    assert "REPROQ_BUILD points at" in capsys.readouterr().err

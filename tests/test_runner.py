@@ -67,3 +67,34 @@ def test_failure_names_notebook_and_cell_and_keeps_earlier_results(notebook_dir)
 def test_unknown_profile_is_refused():
     with pytest.raises(ValueError, match="profile must be one of"):
         list(runner.run(profile="gpu"))
+
+
+def test_a_torn_stamp_is_dropped_with_a_warning_and_the_notebook_runs(notebook_dir):
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    stamp = runner._stamp("smoke", notebook_dir / "00_ok.ipynb")
+    stamp.write_text('{"fingerprint": "abc')  # a kill in the middle of a write
+    with pytest.warns(UserWarning, match=r"00_ok.json: unreadable"):
+        assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
+
+
+def test_a_notebook_whose_outputs_are_gone_or_torn_runs_again(notebook_dir, tmp_path):
+    write_notebook(notebook_dir / "00_writes.ipynb",
+                   "from reproq.results import Run, Record\n"
+                   "Run('00_writes', profile=PROFILE).save_records([Record('p', 't', 'd', 's', 'm', '-', 'MAP', 0.5)], 'r')")
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    records = paths.output_dirs("smoke")[0] / "00_writes" / "r.jsonl"
+    assert records.is_file() and [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
+    records.write_text('{"paper": "p", "tab')  # torn
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    records.unlink()
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+
+
+def test_the_fingerprint_depends_on_the_thread_count(notebook_dir, monkeypatch):
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    one = runner.fingerprint(notebook_dir / "00_ok.ipynb", {})
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert runner.fingerprint(notebook_dir / "00_ok.ipynb", {}) != one

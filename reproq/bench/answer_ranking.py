@@ -16,7 +16,6 @@ The numbers go to a JSON file with the machine, threads, load and settings; noth
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
@@ -28,6 +27,7 @@ import torch
 
 from reproq.answer_selection.batches import pair_set, train_batches
 from reproq.answer_selection.run import TrainConfig
+from reproq.atomic import write_json
 from reproq.data import trecqa
 from reproq.data.vocab import Vocabulary, lowercase
 from reproq.models import count_parameters
@@ -125,9 +125,7 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
         "code_version": code_version(), "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(out_path, result)
     return result
 
 

@@ -13,7 +13,6 @@ What was tried on the way to the RCNN's fast path, and what each step measured, 
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
@@ -23,6 +22,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from reproq.atomic import write_json, write_text
 from reproq.models import build_encoder, count_parameters
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
@@ -115,11 +115,9 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
         "rcnn_over_torch_lstm": next(r for r in rows if r["model"] == "rcnn d=400 (ours)")["relative_to_torch_lstm"],
         "rows": rows,
     }
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(result, indent=2) + "\n")
+    write_json(out_path, result)
     header = "model,parameters,seconds_per_batch,questions_per_s,relative_to_torch_lstm\n"
-    out_path.with_suffix(".csv").write_text(header + "".join(
+    write_text(Path(out_path).with_suffix(".csv"), header + "".join(
         f"{r['model']},{r['parameters']},{r['seconds_per_batch']:.4f},{r['questions_per_s']:.1f},"
         f"{r['relative_to_torch_lstm']:.3f}\n" for r in rows))
     return result

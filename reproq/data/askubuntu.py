@@ -14,13 +14,14 @@ jiangfeng1124/Android README):
 - ``vector/vectors_pruned.200.txt.gz``: ``word v_1 ... v_200``, space-separated;
 - Android ``{dev,test}.{pos,neg}.txt``: ``query id candidate id`` a line.
 
-Every reader accepts gzip (``.gz`` suffix) or plain text and raises :class:`FormatError` naming the
-file and line of the first malformed line.
+Every reader accepts gzip (``.gz`` suffix) or plain text (through :func:`reproq.data.text.numbered_lines`)
+and raises :class:`FormatError` naming the file and line of the first malformed line; a file with no
+record at all is a FormatError too.
 """
 
 from __future__ import annotations
 
-import gzip
+import math
 import random
 import warnings
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ import numpy as np
 from reproq.data import sources, synthetic
 from reproq.data.errors import FormatError
 from reproq.data.records import SHUFFLE_SEED
+from reproq.data.text import at_least_one, numbered_lines
 
 # Lei et al. 2016, footnote 5: "We truncate the body section at a maximum of 100 words."
 MAX_BODY_LEN = 100
@@ -83,16 +85,8 @@ class EvalQuery:
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` for every non-blank line; gzip when the name ends in ``.gz``."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            try:
-                text = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                raise FormatError(path, number, "UTF-8 text", f"undecodable bytes at byte {exc.start}") from None
-            if text.strip():
-                yield number, text
+    """``(line number, text)`` for every non-blank line (these files have no meaningful blank lines)."""
+    return ((number, text) for number, text in numbered_lines(path) if text.strip())
 
 
 def _check(path, number: int, fields: list[str], n: int, what: str) -> list[str]:
@@ -123,7 +117,7 @@ def read_corpus(path: str | Path, *, max_body_len: int | None = MAX_BODY_LEN) ->
         qid, title, body = _check(path, number, fields, 3, "id, title, body separated by tabs")
         if title.split():
             corpus[qid] = Question(qid, tuple(title.split()), tuple(body.split()[:max_body_len]))
-    return corpus
+    return at_least_one(corpus, path, "question")
 
 
 def read_train(path: str | Path) -> list[TrainQuery]:
@@ -133,7 +127,7 @@ def read_train(path: str | Path) -> list[TrainQuery]:
         qid, similar, randoms = _check(
             path, number, text.split("\t"), 3, "query id, similar ids, random ids separated by tabs")
         queries.append(TrainQuery(qid, tuple(similar.split()), tuple(randoms.split())))
-    return queries
+    return at_least_one(queries, path, "training query")
 
 
 def read_eval(path: str | Path) -> list[EvalQuery]:
@@ -147,6 +141,8 @@ def read_eval(path: str | Path) -> list[EvalQuery]:
             bm25 = tuple(float(s) for s in scores.split())
         except ValueError:
             raise FormatError(path, number, "BM25 scores as numbers", repr(scores[:60])) from None
+        if not_finite := [s for s, value in zip(scores.split(), bm25) if not math.isfinite(value)]:
+            raise FormatError(path, number, "finite BM25 scores", repr(not_finite[0]))  # "nan", "inf"
         if len(bm25) != len(candidates):
             raise FormatError(path, number, f"one BM25 score per candidate ({len(candidates)} candidates)",
                               f"{len(bm25)} scores")
@@ -154,7 +150,7 @@ def read_eval(path: str | Path) -> list[EvalQuery]:
             raise FormatError(path, number, "similar ids among the candidates",
                               f"similar id {min(missing)} not among them")
         queries.append(EvalQuery(qid, similar, candidates, bm25))
-    return queries
+    return at_least_one(queries, path, "query")
 
 
 def read_heldout(path: str | Path) -> list[str]:
@@ -164,13 +160,13 @@ def read_heldout(path: str | Path) -> list[str]:
         if len(text.split()) != 1:
             raise FormatError(path, number, "one question id", f"{len(text.split())} fields")
         ids.append(text.strip())
-    return ids
+    return at_least_one(ids, path, "question id")
 
 
 def read_vectors(path: str | Path) -> tuple[list[str], np.ndarray]:
     """``(words, vectors)`` from a ``word v_1 ... v_d`` text file; vectors float32 ``[V, d]``.
 
-    The dimension is the first line's; every line must have the same.
+    The dimension is the first line's; every line must have the same, and every value must be finite.
     """
     words, rows, dim = [], [], None
     for number, text in _lines(path):
@@ -179,11 +175,15 @@ def read_vectors(path: str | Path) -> tuple[list[str], np.ndarray]:
         if len(values) != dim or not values:
             raise FormatError(path, number, f"a word and {dim or 'some'} numbers", f"{len(values)} numbers")
         try:
-            rows.append(np.array(values, dtype=np.float32))
+            row = np.array(values, dtype=np.float32)
         except ValueError:
             raise FormatError(path, number, "numbers after the word", repr(" ".join(values)[:60])) from None
+        if not np.isfinite(row).all():  # "nan", "inf", or a number beyond float32's range (1e39)
+            raise FormatError(path, number, "finite numbers after the word", repr(" ".join(values)[:60]))
         words.append(word)
-    return words, np.stack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+        rows.append(row)
+    at_least_one(words, path, "word vector")
+    return words, np.stack(rows)
 
 
 def read_android_eval(pos_path: str | Path, neg_path: str | Path, *, seed: int = SHUFFLE_SEED) -> list[EvalQuery]:
@@ -197,8 +197,8 @@ def read_android_eval(pos_path: str | Path, neg_path: str | Path, *, seed: int =
     similar: dict[str, list[str]] = {}
     candidates: dict[str, dict[str, None]] = {}  # an ordered set per query
     for path, is_positive in ((pos_path, True), (neg_path, False)):
-        for number, text in _lines(path):
-            query, candidate = _check(path, number, text.split(), 2, "query id and candidate id")
+        pairs = [_check(path, number, text.split(), 2, "query id and candidate id") for number, text in _lines(path)]
+        for query, candidate in at_least_one(pairs, path, "query-candidate pair"):
             if is_positive:
                 similar.setdefault(query, []).append(candidate)
             candidates.setdefault(query, {})[candidate] = None

@@ -20,6 +20,9 @@ class MissingDataError(DataError):
 class FormatError(DataError):
     """A line of a data file is not in the format its reader expects.
 
+    When the whole file is wrong (empty, or another kind of document in its place) the line is 1, or the
+    line where the reader could tell (the end of a gzip stream cut short).
+
     >>> str(FormatError("dev.txt", 3, "4 tab-separated fields", "2 fields"))
     'dev.txt:3: expected 4 tab-separated fields, found 2 fields'
     """

@@ -41,6 +41,12 @@ class DataFile:
     size: int | None
     note: str
 
+    def __post_init__(self):
+        parts = Path(self.path).parts
+        if not self.path or Path(self.path).is_absolute() or ".." in parts or self.dataset in ("", ".", ".."):
+            raise ValueError(f"registry entry {self.dataset}/{self.path}: a path must stay inside its dataset's "
+                             "folder (relative, no '..')")
+
     @property
     def url(self) -> str:
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"

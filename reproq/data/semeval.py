@@ -26,6 +26,7 @@ from pathlib import Path
 from reproq.data.errors import FormatError, MissingDataError
 from reproq.data.records import Candidate, QAQuestion, shuffle_candidates
 from reproq.data.sources import fetch_command, require
+from reproq.data.text import at_least_one, numbered_lines
 
 SPLITS = ("train", "dev", "test")
 DEV_XML = "Data/dev/SemEval2016-Task3-CQA-QL-dev-subtaskA.xml"
@@ -37,6 +38,7 @@ DEV_RELEVANCY = ("Data/english_scorer_and_random_baselines_v2.2/"
                  "SemEval2016-Task3-CQA-QL-dev-subtaskA.xml.subtaskA.relevancy")
 TEST_RELEVANCY = "files/SemEval2016-Task3-CQA-QL-test-subtaskA.xml.subtaskA.relevancy"
 LABELS = {"Good": 1, "PotentiallyUseful": 0, "Bad": 0}
+ROOT = "xml"  # the root element of every thread file: <xml> > <Thread> ...
 
 # A word (letters, digits, underscore), with one inner apostrophe kept ("ql's", "don't"), or one
 # symbol. The forum text is noisy (urls, smileys, ";" for ","); this keeps every character visible.
@@ -54,7 +56,8 @@ def tokenize(text: str) -> tuple[str, ...]:
 
 def _line_of(path: Path, needle: str) -> int:
     """The first line of ``path`` containing ``needle`` (ElementTree keeps no line numbers), else 1."""
-    with open(path, encoding="utf-8") as fh:
+    # errors="replace": the parser has read the file, which may declare an encoding other than UTF-8
+    with open(path, encoding="utf-8", errors="replace") as fh:
         return next((n for n, line in enumerate(fh, 1) if needle in line), 1)
 
 
@@ -77,6 +80,9 @@ def read_semeval(path: str | Path) -> list[QAQuestion]:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
         raise FormatError(path, exc.position[0], "well-formed xml", str(exc)) from None
+    if root.tag != ROOT:  # well-formed, but another document: an XHTML error page, say
+        raise FormatError(path, _line_of(path, f"<{root.tag}"),
+                          f"<{ROOT}> as the root element (a SemEval thread file)", f"<{root.tag}>")
     questions = []
     for thread in root.iter("Thread"):
         where = f'THREAD_SEQUENCE="{thread.get("THREAD_SEQUENCE")}"'
@@ -94,7 +100,7 @@ def read_semeval(path: str | Path) -> list[QAQuestion]:
             candidates.append(Candidate(cid, tokenize(_text(comment, "RelCText")), LABELS[relevance]))
         tokens = tokenize(_text(relq, "RelQSubject")) + tokenize(_text(relq, "RelQBody"))
         questions.append(QAQuestion(qid, tokens, tuple(candidates)))
-    return shuffle_candidates(questions)
+    return shuffle_candidates(at_least_one(questions, path, "<Thread>"))
 
 
 def read_relevancy(path: str | Path) -> dict[tuple[str, str], int]:
@@ -107,13 +113,12 @@ def read_relevancy(path: str | Path) -> dict[tuple[str, str], int]:
     """
     path = Path(path)
     gold = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            fields = line.rstrip("\r\n").split("\t")
-            if len(fields) != 5 or fields[4] not in ("true", "false"):
-                raise FormatError(path, n, "5 tab-separated fields ending in true or false", repr(line[:80]))
-            gold[fields[0], fields[1]] = int(fields[4] == "true")
-    return gold
+    for n, line in numbered_lines(path):
+        fields = line.split("\t")
+        if len(fields) != 5 or fields[4] not in ("true", "false"):
+            raise FormatError(path, n, "5 tab-separated fields ending in true or false", repr(line[:80]))
+        gold[fields[0], fields[1]] = int(fields[4] == "true")
+    return at_least_one(gold, path, "gold label")
 
 
 def load_semeval(split: str, *, root: Path | None = None) -> list[QAQuestion]:

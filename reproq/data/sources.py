@@ -3,8 +3,10 @@
 A file is usable only once its git blob SHA-1 (``sha1(b"blob <size>\\0" + content)``, what ``git
 hash-object`` prints) matches the registry. Downloads go to a temporary file beside the target and are
 renamed into place only after they verify, so an interrupted or corrupted download never leaves behind a
-file that passes for complete. Sources are tried in order: the mirror (``REPROQ_DATA_MIRROR``, a folder
-or URL laid out ``<dataset>/<path>``), then GitHub at the pinned commit.
+file that passes for complete; a corrupt local copy stays where it is (never read: :func:`require` refuses it)
+until a verified download replaces it. Sources are tried in order: the mirror (``REPROQ_DATA_MIRROR``, a folder
+or URL laid out ``<dataset>/<path>``), then GitHub at the pinned commit. A file without a pinned hash is never
+downloaded: whatever a server sent would be trusted; a user who has it puts it in place by hand.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import BinaryIO
 from tqdm.auto import tqdm
 
 from reproq import paths
+from reproq.atomic import replace_atomically
 from reproq.data.errors import DataError, MissingDataError
 from reproq.data.registry import DATASETS, DataFile, files_of, lookup
 
@@ -34,9 +37,10 @@ _HASH_CACHE: dict[tuple[str, int, int], str] = {}
 def git_blob_sha1(path: str | Path) -> str:
     """The git blob SHA-1 of a file, as ``git hash-object`` computes it.
 
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "hello"; _ = p.write_bytes(b"hello\\n")
-    >>> git_blob_sha1(p)
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "hello"; _ = p.write_bytes(b"hello\\n")
+    ...     git_blob_sha1(p)
     'ce013625030ba8dba906f756967f9e9ca394464a'
     """
     path = Path(path)
@@ -74,7 +78,8 @@ class FetchResult:
     file: DataFile
     state: str  # verified | unverified | failed
     source: str  # where it came from ("already here" when nothing was downloaded)
-    message: str = ""
+    message: str = ""  # why it failed, for one file (what MissingDataError says)
+    causes: tuple[str, ...] = ()  # why it failed, per source, without the file's name: files that share causes
 
 
 def _open_source(source: str) -> tuple[BinaryIO, int | None]:
@@ -97,24 +102,25 @@ def _sources(f: DataFile, mirror: str | None) -> list[str]:
 
 
 def _download(source: str, f: DataFile, target: Path, progress: bool) -> None:
-    """Copy ``source`` to ``target`` through a temporary file; rename only once the hash matches."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(f"{target.name}.part-{os.getpid()}")
-    try:
+    """Copy ``source`` to ``target`` atomically, renamed into place only once its hash matches."""
+    def write(scratch: Path) -> None:
         stream, length = _open_source(source)
-        with stream, open(part, "wb") as out, tqdm(
+        with stream, open(scratch, "wb") as out, tqdm(
             total=length or f.size, unit="B", unit_scale=True, desc=f.key, leave=False,
             disable=not progress or (length or f.size or 0) < PROGRESS_MIN_BYTES,
         ) as bar:
             for chunk in iter(lambda: stream.read(CHUNK), b""):
                 out.write(chunk)
                 bar.update(len(chunk))
-        if f.blob_sha1 is not None and (got := git_blob_sha1(part)) != f.blob_sha1:
-            raise DataError(f"{f.key} from {source} has git blob SHA-1 {got}, expected {f.blob_sha1} "
-                            "(truncated or a different version); it was discarded")
-        os.replace(part, target)
-    finally:
-        part.unlink(missing_ok=True)
+        if (got := git_blob_sha1(scratch)) != f.blob_sha1:
+            raise DataError(f"has git blob SHA-1 {got}, expected {f.blob_sha1} (truncated or a different "
+                            "version); it was discarded")
+
+    replace_atomically(target, write)
+
+
+def _source_name(source: str, mirror: str | None) -> str:
+    return "the mirror" if mirror and source.startswith(mirror.rstrip("/")) else "GitHub"
 
 
 def fetch_file(f: DataFile, *, root: Path | None = None, mirror: str | None = None,
@@ -123,22 +129,26 @@ def fetch_file(f: DataFile, *, root: Path | None = None, mirror: str | None = No
     target = local_path(f, root)
     mirror = mirror if mirror is not None else paths.data_mirror()
     current = state(f, root)
-    if current in ("verified", "unverified") and not force:
+    if current == "unverified" or (current == "verified" and not force):
         return FetchResult(f, current, "already here")
-    if current == "corrupt":
-        target.unlink()  # a wrong hash never reaches a reader
-    failures = []
+    if f.blob_sha1 is None:
+        cause = "no pinned hash, so it is not downloaded (what a server sent would be trusted unchecked)"
+        return FetchResult(f, "failed", "", f"{f.key} ({f.note}) has {cause}; if you have it, put your copy at "
+                           f"{target} (upstream: {f.url}).", (cause,))
+    failures, causes = [], []
     for source in _sources(f, mirror):
         try:
-            _download(source, f, target, progress)
+            _download(source, f, target, progress)  # a corrupt copy is replaced only by a verified one
         except (OSError, urllib.error.URLError, DataError) as exc:
-            failures.append(f"{source}: {getattr(exc, 'reason', None) or exc}")
+            reason = str(getattr(exc, "reason", None) or exc).replace(source, "").strip(" :")
+            failures.append(f"{source}: {reason}")
+            causes.append(f"{_source_name(source, mirror)}: {reason.replace(f.key, '<file>')}")
             continue
-        return FetchResult(f, "verified" if f.blob_sha1 else "unverified", source)
+        return FetchResult(f, "verified", source)
     message = (f"{f.key} ({f.note}) could not be fetched; tried " + "; ".join(failures)
                + f". Retry with `{fetch_command(f.dataset)}`"
                + ("" if mirror else " or set REPROQ_DATA_MIRROR to a mirror") + ".")
-    return FetchResult(f, "failed", "", message)
+    return FetchResult(f, "failed", "", message, tuple(causes))
 
 
 def fetch(dataset: str, *, root: Path | None = None, mirror: str | None = None, force: bool = False,

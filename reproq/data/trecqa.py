@@ -42,7 +42,6 @@ the pointwise MP-CNN of Rao et al. 2016, which castorini/castor's MP-CNN README 
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,6 +49,7 @@ from pathlib import Path
 from reproq.data.errors import FormatError
 from reproq.data.records import Candidate, QAQuestion, clean, shuffle_and_number
 from reproq.data.sources import require
+from reproq.data.text import at_least_one, numbered_lines
 
 SPLITS = ("train", "train-all", "dev", "test")
 EVALUATIONS = ("raw", "clean")
@@ -93,69 +93,67 @@ def read_trecqa_xml(path: str | Path) -> list[QAQuestion]:
     (:func:`~reproq.data.records.shuffle_and_number`)."""
     path = Path(path)
     questions: list[QAQuestion] = []
-    with open(path, encoding="utf-8") as fh:
-        lines = enumerate((line.rstrip("\r\n") for line in fh), 1)
-        qid = start = question = None
-        candidates: list[Candidate] = []
-        seen: set[str] = set()
-        for n, line in lines:
-            if qid is None:
-                if not (match := _QAPAIRS.fullmatch(line)):
-                    raise FormatError(path, n, "<QApairs id='...'>", repr(line[:60]))
-                if match.group(1) in seen:
-                    raise FormatError(path, n, "a question id not seen before", line)
-                seen.add(match.group(1))
-                qid, start, question, candidates = match.group(1), n, None, []
-            elif line == "</QApairs>":
-                if question is None:
-                    raise FormatError(path, n, f"a <question> in <QApairs id='{qid}'>", "</QApairs>")
-                questions.append(QAQuestion(qid, question, tuple(candidates)))
-                qid = None
-            elif line in _OPENING:
-                tag = _OPENING[line]
-                if (tag == "question") != (question is None):
-                    expected = "<positive> or <negative>" if question is not None else "<question> first"
-                    raise FormatError(path, n, expected, line)
-                tokens = _block_tokens(lines, path, tag, n)
-                if tag == "question":
-                    question = tokens
-                else:
-                    candidates.append(Candidate("", tokens, _BLOCK_LABELS[tag]))
+    lines = numbered_lines(path)
+    qid = start = question = None
+    candidates: list[Candidate] = []
+    seen: set[str] = set()
+    for n, line in lines:
+        if qid is None:
+            if not (match := _QAPAIRS.fullmatch(line)):
+                raise FormatError(path, n, "<QApairs id='...'>", repr(line[:60]))
+            if match.group(1) in seen:
+                raise FormatError(path, n, "a question id not seen before", line)
+            seen.add(match.group(1))
+            qid, start, question, candidates = match.group(1), n, None, []
+        elif line == "</QApairs>":
+            if question is None:
+                raise FormatError(path, n, f"a <question> in <QApairs id='{qid}'>", "</QApairs>")
+            questions.append(QAQuestion(qid, question, tuple(candidates)))
+            qid = None
+        elif line in _OPENING:
+            tag = _OPENING[line]
+            if (tag == "question") != (question is None):
+                expected = "<positive> or <negative>" if question is not None else "<question> first"
+                raise FormatError(path, n, expected, line)
+            tokens = _block_tokens(lines, path, tag, n)
+            if tag == "question":
+                question = tokens
             else:
-                raise FormatError(path, n, "<question>, <positive>, <negative> or </QApairs>", repr(line[:60]))
-        if qid is not None:
-            raise FormatError(path, start, f"</QApairs> closing <QApairs id='{qid}'>", "end of file")
-    return shuffle_and_number(questions)
+                candidates.append(Candidate("", tokens, _BLOCK_LABELS[tag]))
+        else:
+            raise FormatError(path, n, "<question>, <positive>, <negative> or </QApairs>", repr(line[:60]))
+    if qid is not None:
+        raise FormatError(path, start, f"</QApairs> closing <QApairs id='{qid}'>", "end of file")
+    return shuffle_and_number(at_least_one(questions, path, "<QApairs> block"))
 
 
-def _open_text(path: Path):
-    # The published files are gzipped; their uncompressed form (the test fixtures) reads the same way.
-    return gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else open(path, encoding="utf-8")
+def _jacana_blocks(path: Path, letter: str) -> list[tuple[str, int, list[str]]]:
+    """``(n, line of <X n >, lines inside)`` for every ``<X n >`` ... ``</X>`` block of a jacana file.
 
-
-def _jacana_blocks(path: Path, letter: str) -> Iterator[tuple[str, int, list[str]]]:
-    """``(n, line of <X n >, lines inside)`` for every ``<X n >`` ... ``</X>`` block of a jacana file."""
+    Gzipped (the published files) or not (the test fixtures), through :func:`numbered_lines`, which also
+    drops the answer files' Windows line ends.
+    """
     opening, closing = re.compile(rf"<{letter} (\d+) >"), f"</{letter}>"
+    blocks = []
     key = start = None
-    with _open_text(path) as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.rstrip("\r\n")  # the answer files have Windows line ends
-            match = opening.fullmatch(line)
-            if key is None:
-                if not match:
-                    raise FormatError(path, n, f"<{letter} n >", repr(line[:60]))
-                key, start, inside = match.group(1), n, []
-            elif line == closing:
-                yield key, start, inside
-                key = None
-            elif match:
-                raise FormatError(path, n, f"{closing} closing <{letter} {key} > of line {start}", line)
-            elif not line.strip():
-                raise FormatError(path, n, "a sentence", "an empty line")
-            else:
-                inside.append(line)  # even when it starts with "<" ("< P > New York 's ..."): a sentence
+    for n, line in numbered_lines(path):
+        match = opening.fullmatch(line)
+        if key is None:
+            if not match:
+                raise FormatError(path, n, f"<{letter} n >", repr(line[:60]))
+            key, start, inside = match.group(1), n, []
+        elif line == closing:
+            blocks.append((key, start, inside))
+            key = None
+        elif match:
+            raise FormatError(path, n, f"{closing} closing <{letter} {key} > of line {start}", line)
+        elif not line.strip():
+            raise FormatError(path, n, "a sentence", "an empty line")
+        else:
+            inside.append(line)  # even when it starts with "<" ("< P > New York 's ..."): a sentence
     if key is not None:
         raise FormatError(path, start, f"{closing} closing the <{letter} {key} > opened here", "end of file")
+    return at_least_one(blocks, path, f"<{letter} n > block")
 
 
 def read_jacana(questions_path: str | Path, positives_path: str | Path,

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import warnings
+import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
+
+from reproq.atomic import replace_atomically
 
 PAD, UNK = "<pad>", "<unk>"
 PAD_ID, UNK_ID = 0, 1
@@ -151,11 +155,16 @@ def cached_word2vec(sentences: Sequence[Sequence[str]], *, dim: int, epochs: int
     key = hashlib.sha1(json.dumps(record, sort_keys=True).encode()).hexdigest()[:16]
     cache = paths.build_dir() / "word2vec" / f"{key}.npz"
     if cache.is_file():
-        saved = np.load(cache, allow_pickle=False)
-        return list(saved["words"]), saved["vectors"], record
+        try:
+            with np.load(cache, allow_pickle=False) as saved:
+                return list(saved["words"]), saved["vectors"], record
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+            warnings.warn(f"{cache}: unreadable word2vec cache ({type(exc).__name__}); it is trained again")
+            cache.unlink(missing_ok=True)
     words, vectors = train_word2vec(sentences, dim=dim, seed=seed, epochs=epochs, sg=True)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    scratch = cache.with_name(f".{cache.stem}.{os.getpid()}.tmp.npz")
-    np.savez(scratch, words=np.array(words), vectors=vectors)
-    os.replace(scratch, cache)  # atomic: a killed run leaves no half-written cache
+    def write(scratch: Path) -> None:
+        with open(scratch, "wb") as fh:  # a file object: np.savez would append ".npz" to a bare name
+            np.savez(fh, words=np.array(words), vectors=vectors)
+
+    replace_atomically(cache, write)
     return words, vectors, record

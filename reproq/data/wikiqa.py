@@ -21,14 +21,14 @@ from pathlib import Path
 from reproq.data.errors import FormatError
 from reproq.data.records import Candidate, QAQuestion, shuffle_and_number
 from reproq.data.sources import require
+from reproq.data.text import at_least_one, numbered_lines
 
 SPLITS = ("train", "dev", "test")
 FILE_NAMES = ("a.toks", "b.toks", "id.txt", "sim.txt")
 
 
 def _lines(path: Path) -> list[str]:
-    with open(path, encoding="utf-8") as fh:
-        return [line.rstrip("\n") for line in fh]
+    return [text for _, text in numbered_lines(path)]
 
 
 def read_wikiqa(split_dir: str | Path) -> list[QAQuestion]:
@@ -58,6 +58,7 @@ def read_wikiqa(split_dir: str | Path) -> list[QAQuestion]:
         elif questions[qid][0] != tokens:
             raise FormatError(paths[0], n, f"the text of question {qid} as on its first line", "another text")
         questions[qid][1].append(Candidate("", tuple(answer.split()), int(sim)))
+    at_least_one(questions, paths[0], "question-answer pair")
     return shuffle_and_number(QAQuestion(qid, tokens, tuple(candidates))
                               for qid, (tokens, candidates) in questions.items())
 

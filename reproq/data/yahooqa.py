@@ -11,8 +11,10 @@ has one positive and four negatives drawn from Lucene's top 1,000 hits (Tay et a
 Tay et al.'s Table 3 counts 50.1K / 6.2K / 6.2K questions and 253K / 31.7K / 31.7K pairs. The pickle was
 written by Python 2: its strings are read as UTF-8 (bytes that are not UTF-8 are replaced, not fatal).
 
-The splits are not reachable from here and have no pinned hash (``reproq data status yahooqa``); this
-reader is for users who have them. Questions get ids ``<split>-<n>`` in the pickle's order (the texts are the
+The splits are not reachable from here and have no pinned hash (``reproq data status yahooqa``), so reproq
+never downloads them; this reader is for users who put their copy in place. It unpickles with
+:class:`PlainUnpickler`, which admits only plain containers, numbers and strings: a pickle that would call a
+function (``os.system``, any class) is refused with a :class:`~reproq.data.errors.FormatError`. Questions get ids ``<split>-<n>`` in the pickle's order (the texts are the
 keys; there are no ids), candidates are shuffled and numbered, as in the other answer-selection readers.
 """
 
@@ -29,6 +31,19 @@ from reproq.data.sources import require
 SPLITS = ("train", "dev", "test")
 ARCHIVE = "data/env.pkl.zip"
 MEMBER = "env.pkl"
+
+
+class PlainUnpickler(pickle.Unpickler):
+    """An unpickler that refuses every global: dicts, lists, tuples, strings, bytes and numbers need none, and
+    anything else (a function to call, a class to build) is how a pickle runs code."""
+
+    def find_class(self, module: str, name: str):
+        raise pickle.UnpicklingError(f"it refers to {module}.{name}; only plain containers, numbers and strings "
+                                     "are read")
+
+
+def _unpickle(fh) -> object:
+    return PlainUnpickler(fh, encoding="utf-8", errors="replace").load()
 
 
 def _text(value, path: Path, where: str) -> str:
@@ -59,7 +74,7 @@ def _split(raw: dict, name: str, path: Path) -> list[QAQuestion]:
 def read_yahooqa(path: str | Path) -> dict[str, list[QAQuestion]]:
     """All three splits of an ``env.pkl`` (or of the ``env.pkl.zip`` that holds it), by split name.
 
-    The file is a pickle: read only files you trust (unpickling can run code).
+    The file is a pickle, read with :class:`PlainUnpickler`: one that would run code is refused.
     """
     path = Path(path)
     try:
@@ -69,10 +84,10 @@ def read_yahooqa(path: str | Path) -> dict[str, list[QAQuestion]]:
                 if not names:
                     raise FormatError(path, 1, f"a member named {MEMBER}", ", ".join(archive.namelist()) or "none")
                 with archive.open(names[0]) as fh:
-                    env = pickle.load(fh, encoding="utf-8", errors="replace")
+                    env = _unpickle(fh)
         else:
             with open(path, "rb") as fh:
-                env = pickle.load(fh, encoding="utf-8", errors="replace")
+                env = _unpickle(fh)
     except (pickle.UnpicklingError, EOFError, zipfile.BadZipFile, ValueError, KeyError, IndexError) as exc:
         raise FormatError(path, 1, "a pickled dict of splits", f"unreadable data ({exc})") from None
     if not isinstance(env, dict) or not all(s in env for s in SPLITS):

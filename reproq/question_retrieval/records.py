@@ -1,4 +1,6 @@
-"""Training runs as result records, tables and learning-curve figures for the notebooks.
+"""Question retrieval's own records, tables and figures: the parameter counts of Lei et al. Table 3 and Smolyakov
+& Srikant Table 6, the trained-vs-untrained table and the learning curves. (Records of training runs are
+:func:`reproq.results.run_records`, as for answer selection.)
 
 Lei et al. print percentages (``Run.report(..., scale=100)``), Smolyakov & Srikant fractions. The untrained
 model's numbers go to their own table (:func:`trained_vs_untrained`), never into a table that is joined
@@ -19,7 +21,6 @@ from reproq.question_retrieval.configs import TABLE3_HIDDEN, TABLE3_WIDTH, smoly
 from reproq.results import Provenance, Record
 from reproq.train.runs import RunResult
 
-METRICS = ("MAP", "MRR", "P@1", "P@5")
 METHOD_NAMES = {"cnn": "CNN", "lstm": "LSTM", "gru": "GRU", "rcnn": "RCNN"}
 ARCHITECTURE = {"architecture": "200-d word vectors"}  # what the parameter counts depend on: no data
 

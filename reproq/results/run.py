@@ -1,15 +1,14 @@
 """The :class:`Run` through which a notebook writes its tables, records and figures, and the synthetic banner.
 
-Every file is written through a temporary file and an atomic rename, with the run's settings recorded
-beside it in ``settings.json``; synthetic and smoke outputs are kept away from the committed real results.
+Every file is written atomically (:mod:`reproq.atomic`), with the run's settings recorded beside it in ``settings.json``; synthetic and smoke outputs are kept away from the committed real results.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -17,24 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from reproq import paths
+from reproq.atomic import replace_atomically, write_json, write_text
 from reproq.results.records import Provenance, Record, code_version
 from reproq.results.tables import compare, format_table, paper_layout, side_by_side
-
-
-def _replace_atomically(path: Path, write) -> None:
-    """``write(scratch_path)``, then rename the scratch file over ``path``: a reader sees the old file or the
-    new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(scratch)
-        os.replace(scratch, path)
-    finally:
-        scratch.unlink(missing_ok=True)
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    _replace_atomically(path, lambda scratch: scratch.write_text(text))
 
 
 class Run:
@@ -79,15 +63,20 @@ class Run:
     def _write_settings(self, path: Path, **extra) -> None:
         """Record the settings behind ``path`` in ``settings.json`` beside it (one entry per output)."""
         index = path.parent / "settings.json"
-        entries = json.loads(index.read_text()) if index.is_file() else {}
+        entries = {}
+        if index.is_file():
+            try:
+                entries = json.loads(index.read_text())
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a torn write of an older version
+                warnings.warn(f"{index}: unreadable ({exc}); started afresh with this output", stacklevel=3)
         entries[path.name] = self.settings(**extra)
-        write_text_atomically(index, json.dumps(dict(sorted(entries.items())), indent=2, default=str) + "\n")
+        write_json(index, dict(sorted(entries.items())))
 
     def save_records(self, records: Sequence[Record], name: str) -> Path:
         """Write records as JSON lines (``<name>.jsonl``)."""
         synthetic = any(r.synthetic for r in records)
         path = self.results_dir / f"{self._stem(name, synthetic)}.jsonl"
-        write_text_atomically(path, "".join(json.dumps(asdict(r), default=str) + "\n" for r in records))
+        write_text(path, "".join(json.dumps(asdict(r), default=str) + "\n" for r in records))
         self._write_settings(path, synthetic=synthetic)
         return path
 
@@ -97,10 +86,10 @@ class Run:
         ``markdown`` layout when given, e.g. the paper's shape)."""
         stem = self._stem(name, synthetic)
         path = self.results_dir / f"{stem}.csv"
-        write_text_atomically(path, table.to_csv(index=False))
+        write_text(path, table.to_csv(index=False))
         caption = ("SYNTHETIC DATA, not a reproduction. " if synthetic else "") + caption
         shown = table if markdown is None else markdown
-        write_text_atomically(path.with_suffix(".md"), f"{caption}\n\n{shown.to_markdown(index=False)}\n")
+        write_text(path.with_suffix(".md"), f"{caption}\n\n{shown.to_markdown(index=False)}\n")
         self._write_settings(path, synthetic=synthetic, caption=caption)
         return path
 
@@ -119,7 +108,7 @@ class Run:
         if synthetic and "synthetic" not in _figure_titles(fig).lower():
             raise ValueError(f"figure {name!r} shows synthetic data but its title does not say 'synthetic data'")
         path = self.figures_dir / f"{self._stem(name, synthetic)}.png"
-        _replace_atomically(path, lambda scratch: fig.savefig(scratch, format="png", dpi=120, bbox_inches="tight"))
+        replace_atomically(path, lambda scratch: fig.savefig(scratch, format="png", dpi=120, bbox_inches="tight"))
         self._write_settings(path, synthetic=synthetic)
         return path
 

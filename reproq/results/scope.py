@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproq import paths
-from reproq.results.run import write_text_atomically
+from reproq.atomic import write_text
 
 PAPERS = ("lei2016", "tay2018", "dossantos2015", "smolyakov2017", "rankine2016")
 ROW_KEYS = ["dataset", "split", "method", "setting"]
@@ -160,5 +160,5 @@ def update_readme(readme_path: Path, markdown: str) -> bool:
     new = "".join(lines[: start + 1]) + block + "".join(lines[end:])
     if new == text:
         return False
-    write_text_atomically(readme_path, new)
+    write_text(readme_path, new)
     return True

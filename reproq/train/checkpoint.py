@@ -9,30 +9,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
 import torch
 
+from reproq.atomic import replace_atomically
+
 FILE = "last.pt"
 
 
 def save(directory: str | Path, payload: dict) -> Path:
-    """Write ``payload`` to ``directory/last.pt`` through a temporary file and an atomic rename."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / FILE
-    scratch = directory / f".{FILE}.{os.getpid()}.tmp"
-    try:
-        with open(scratch, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(scratch, target)
-    finally:
-        scratch.unlink(missing_ok=True)
-    return target
+    """Write ``payload`` to ``directory/last.pt`` atomically, synced to disk before the rename."""
+    return replace_atomically(Path(directory) / FILE, lambda scratch: torch.save(payload, scratch), fsync=True)
 
 
 def load(directory: str | Path) -> dict | None:

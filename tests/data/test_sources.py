@@ -34,7 +34,7 @@ def mirror(tmp_path, entry):
 
 
 def leftovers(root):
-    return [p for p in root.rglob("*") if ".part-" in p.name]
+    return [p for p in root.rglob("*") if ".part-" in p.name or p.name.endswith(".tmp")]
 
 
 def test_git_blob_sha1_matches_git(tmp_path):
@@ -123,3 +123,37 @@ def test_unreachable_file_message_names_dataset_file_and_origin(tmp_path, entry,
 def test_real_mirror_file_verifies(real_data):
     path = real_data("askubuntu", "dev.txt")
     assert sources.git_blob_sha1(path) == registry.lookup("askubuntu", "dev.txt").blob_sha1
+
+
+def test_a_corrupt_copy_stays_until_a_verified_one_replaces_it(tmp_path, entry):
+    root = tmp_path / "data"
+    (root / entry.key).parent.mkdir(parents=True)
+    (root / entry.key).write_bytes(b"an old, damaged copy")
+    result = sources.fetch_file(entry, root=root, mirror=str(tmp_path / "empty-mirror"))
+    assert result.state == "failed" and (root / entry.key).read_bytes() == b"an old, damaged copy"
+    assert sources.state(entry, root) == "corrupt"  # and require() hands only verified files to readers
+
+
+def test_scratch_files_of_dead_downloads_are_cleared(tmp_path, entry, mirror):
+    root = tmp_path / "data"
+    (root / entry.key).parent.mkdir(parents=True)
+    dead = root / entry.dataset / "sub" / ".dev.txt.999999999.tmp"  # no process has that id
+    dead.write_bytes(CONTENT[:10])
+    assert sources.fetch_file(entry, root=root, mirror=str(mirror)).state == "verified"
+    assert not dead.exists() and not leftovers(root)
+
+
+def test_a_file_without_a_pinned_hash_is_never_downloaded(tmp_path, entry, mirror):
+    unpinned = DataFile(entry.dataset, entry.repo, "master", entry.path, None, None, "toy file, no hash")
+    root = tmp_path / "data"
+    result = sources.fetch_file(unpinned, root=root, mirror=str(mirror))  # the mirror has it: still not fetched
+    assert result.state == "failed" and "no pinned hash" in result.message and not (root / entry.key).exists()
+    (root / entry.key).parent.mkdir(parents=True)
+    (root / entry.key).write_bytes(CONTENT)  # a copy the user put there is theirs to trust
+    assert sources.fetch_file(unpinned, root=root, mirror=str(mirror)).state == "unverified"
+
+
+@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "a/../../b", ""])
+def test_registry_paths_stay_inside_the_data_folder(path):
+    with pytest.raises(ValueError, match="inside its dataset's folder"):
+        DataFile("toyset", "someone/toyset", "0" * 40, path, None, None, "escapes")

@@ -91,3 +91,23 @@ def test_a_zip_without_env_pkl_or_garbage_is_a_format_error(tmp_path):
 def test_unknown_split():
     with pytest.raises(ValueError, match="unknown YahooQA split"):
         load_yahooqa("valid")
+
+
+class _Calls:
+    """Pickles to a call of ``os.makedirs`` — what a crafted env.pkl could do with ``os.system``."""
+
+    def __init__(self, target):
+        self.target = str(target)
+
+    def __reduce__(self):
+        import os
+        return os.makedirs, (self.target,)
+
+
+def test_a_pickle_that_would_call_a_function_is_refused(tmp_path):
+    witness = tmp_path / "created-by-the-pickle"
+    path = tmp_path / "env.pkl"
+    path.write_bytes(pickle.dumps({"train": _Calls(witness), "dev": {}, "test": {}}, protocol=2))
+    with pytest.raises(FormatError, match=r"env.pkl:1: .*refers to (posix|os)\.makedirs"):
+        read_yahooqa(path)
+    assert not witness.exists()  # refused before anything ran

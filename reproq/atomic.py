@@ -1,0 +1,66 @@
+"""Every file the study writes goes through here: a reader finds the old file or the new one, never half of one.
+
+The content is written to a scratch file beside the target (``.<name>.<pid>.tmp``) and renamed over it with
+``os.replace``, which is atomic on one file system. A writer that raises leaves the target as it was; a process
+killed mid-write leaves only a scratch file, which later writes of the same target clear away.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def clear_stale_scratch(path: Path) -> None:
+    """Remove scratch files of ``path`` left by processes that no longer run."""
+    for scratch in path.parent.glob(f".{path.name}.*.tmp"):
+        pid = scratch.name[len(path.name) + 2:-len(".tmp")]
+        if not pid.isdigit() or not _alive(int(pid)):
+            scratch.unlink(missing_ok=True)
+
+
+def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync: bool = False) -> Path:
+    """``write(scratch)``, then rename the scratch file over ``path`` (``fsync`` first where a crash of the
+    machine, not only of the process, must not lose it). Returns ``path``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     target = Path(d) / "a.txt"
+    ...     _ = replace_atomically(target, lambda p: p.write_text("new"))
+    ...     print(target.read_text(), sorted(p.name for p in Path(d).iterdir()))
+    new ['a.txt']
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    clear_stale_scratch(path)
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(scratch)
+        if fsync:
+            with open(scratch, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.replace(scratch, path)
+    finally:
+        scratch.unlink(missing_ok=True)
+    return path
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    return replace_atomically(path, lambda scratch: scratch.write_text(text))
+
+
+def write_json(path: str | Path, obj) -> Path:
+    """``obj`` as indented JSON (non-JSON values as ``str``), with a final newline."""
+    return write_text(path, json.dumps(obj, indent=2, default=str) + "\n")

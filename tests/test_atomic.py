@@ -1,0 +1,25 @@
+"""Every write is atomic: a writer that fails or is killed leaves the old file whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from reproq import atomic
+
+
+def test_a_failing_writer_leaves_the_old_file_and_no_scratch(tmp_path):
+    target = tmp_path / "settings.json"
+    target.write_text("old")
+
+    def half_then_fail(scratch):
+        scratch.write_text("ne")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        atomic.replace_atomically(target, half_then_fail)
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["settings.json"]
+
+
+def test_write_json_round_trips(tmp_path):
+    path = atomic.write_json(tmp_path / "sub" / "a.json", {"x": 1, "path": tmp_path})
+    assert path.read_text().startswith("{") and '"x": 1' in path.read_text()
