@@ -110,9 +110,27 @@ def run_records(runs: Sequence, provenance: Provenance, *, paper: str, table: st
 
 @dataclass(frozen=True)
 class Difference:
+    """``a - b`` seed by seed: the mean, its spread, and a 95 % paired t interval over the seeds (Student's t with
+    n - 1 degrees of freedom; nan with one seed). It treats the seeds as the only randomness: the test questions
+    are fixed, so it says how sure we are about *this* test set, not about questions in general."""
+
     mean: float  # mean over the shared seeds of value(a) - value(b)
     std: float  # their standard deviation (nan with one seed)
     n: int  # how many seeds both methods share
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        from scipy import stats
+
+        if self.n < 2:
+            return float("nan"), float("nan")
+        half = float(stats.t.ppf(0.975, self.n - 1)) * self.std / self.n ** 0.5
+        return self.mean - half, self.mean + half
+
+    def verdict(self) -> str:
+        """``"a > b"``, ``"a < b"`` where the interval excludes 0, else ``"no difference shown"``."""
+        low, high = self.interval
+        return "a > b" if low > 0 else "a < b" if high < 0 else "no difference shown"
 
 
 def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str, **where) -> Difference:
@@ -121,8 +139,9 @@ def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str,
 
     >>> rs = [Record("p", "T", "d", "test", m, "-", "MAP", v, seeds=(s,)) for m, s, v in
     ...       [("A", 1, .7), ("B", 1, .6), ("A", 2, .8), ("B", 2, .6)]]
-    >>> round(paired_difference(rs, "A", "B", metric="MAP").mean, 3)
-    0.15
+    >>> d = paired_difference(rs, "A", "B", metric="MAP")
+    >>> round(d.mean, 3), d.n, [round(x, 2) for x in d.interval], d.verdict()
+    (0.15, 2, [-0.49, 0.79], 'no difference shown')
     """
     by_seed: dict[str, dict[tuple, float]] = {a: {}, b: {}}
     for r in records:
