@@ -28,11 +28,15 @@ from reproq.answer_selection.batches import PairSet, pair_set, score_questions, 
 from reproq.answer_selection.evaluate import evaluate, ranking_scores
 from reproq.baselines.overlap import OverlapFeatures, question_texts
 from reproq.data.qa_datasets import EMBEDDING_DIM, MAX_TRAIN_ANSWER, SPLITS, TRUNCATE, load_splits
-from reproq.data.vocab import Vocabulary, cached_word2vec, embedding_matrix, lowercase
+from reproq.data import word_vectors
+from reproq.data.vocab import Vocabulary, lowercase
 from reproq.models import count_parameters
 from reproq.models.answer_ranker import PAIRWISE, RankerConfig, build_ranker
 from reproq.train import callbacks, checkpoint, loop, objectives, runs, runtime
 from reproq.train.runs import GridResult, RunResult
+
+
+FEATURES = ("normalized", "raw")  # the overlap features' two variants (reproq.baselines.overlap)
 
 
 @dataclass(frozen=True)
@@ -74,24 +78,34 @@ class Prepared:
         return json.dumps(self.word_vectors, sort_keys=True)
 
 
-def prepare(dataset: str, *, dim: int | None = None, w2v_epochs: int = 5, seed: int = 0,
-            limit: int | None = None) -> Prepared:
-    """Vocabulary, word2vec vectors (``dim``: the paper's size, :data:`~reproq.data.qa_datasets.EMBEDDING_DIM`),
-    overlap features on TrecQA, and every split as a :class:`~reproq.answer_selection.batches.PairSet`
-    (training sets without answers over :data:`~reproq.data.qa_datasets.MAX_TRAIN_ANSWER` tokens; texts cut at
-    :data:`~reproq.data.qa_datasets.TRUNCATE`). ``limit`` keeps the first questions of each split (smoke)."""
+def prepare(dataset: str, *, vectors: str = "word2vec", features: str = "normalized", dim: int | None = None,
+            w2v_epochs: int = 5, seed: int = 0, limit: int | None = None) -> Prepared:
+    """Vocabulary, word vectors, overlap features on TrecQA, and every split as a
+    :class:`~reproq.answer_selection.batches.PairSet` (training sets without answers over
+    :data:`~reproq.data.qa_datasets.MAX_TRAIN_ANSWER` tokens; texts cut at :data:`~reproq.data.qa_datasets.TRUNCATE`).
+
+    ``vectors`` names a source of :mod:`reproq.data.word_vectors`: ``"word2vec"`` (skip-gram on the split texts,
+    ``dim`` the paper's size, :data:`~reproq.data.qa_datasets.EMBEDDING_DIM`) or a pretrained one such as
+    ``"glove.6B.50d"``. ``features`` is ``"normalized"`` (the four features divided by |Q| + |A|, castor's) or
+    ``"raw"`` (the counts, Yu et al. 2014's). ``limit`` keeps the first questions of each split (smoke)."""
+    if features not in FEATURES:
+        raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
     questions, files = load_splits(dataset)
     questions = {s: qs[:limit] for s, qs in questions.items()}
     texts = [lowercase(t) for t in question_texts(*questions.values())]
     vocab = Vocabulary.build(texts)
-    words, vectors, record = cached_word2vec(texts, dim=dim or EMBEDDING_DIM[dataset], epochs=w2v_epochs, seed=seed)
-    record["trained_on"]["splits"] = list(questions)
-    overlap = OverlapFeatures().fit(question_texts(*questions.values())) if dataset == "trecqa" else None
+    options = dict(sentences=texts, dim=dim or EMBEDDING_DIM[dataset], epochs=w2v_epochs, seed=seed)
+    source = word_vectors.load(vectors, **(options if vectors == "word2vec" else {}))
+    record = dict(source.provenance)
+    if vectors == "word2vec":
+        record["trained_on"] = {**record["trained_on"], "splits": list(questions)}
+    overlap = (OverlapFeatures(normalize=features == "normalized").fit(question_texts(*questions.values()))
+               if dataset == "trecqa" else None)
     training = SPLITS[dataset][0]
     splits = {s: pair_set(qs, vocab, overlap, truncate=TRUNCATE.get(dataset),
                           max_answer_len=MAX_TRAIN_ANSWER.get(dataset) if s in training else None)
               for s, qs in questions.items()}
-    return Prepared(dataset, vocab, embedding_matrix(vocab, words, vectors), record, splits, files)
+    return Prepared(dataset, vocab, source.matrix(vocab), record, splits, files)
 
 
 def build_model(data: Prepared, config: TrainConfig) -> torch.nn.Module:

@@ -16,7 +16,8 @@ embeddings while connecting to a n × m projection layer").
 A batch is any object with ``q_tokens, q_mask, a_tokens, a_mask`` (LongTensor / BoolTensor [B, T]),
 ``features`` ([B, 4] or None) and, for pairwise training, ``neg_tokens, neg_mask``.
 Not given by the paper, chosen here: ReLU after each dense layer, dropout (0.5) on the dense layers'
-inputs, no activation after the projection.
+inputs (by default the overlap features too; ``feature_dropout=False`` joins them after the first dropout),
+no activation after the projection.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class RankerConfig:
     mlp_dim: int = 128  # h: Table 2
     n_features: int = 0  # 4 on TrecQA: the word-overlap features (§Experimental Setup, TrecQA)
     dropout: float = 0.5  # §Implementation Details: "Dropout is set to 0.5"
+    feature_dropout: bool = True  # ours (the paper does not say): the first dropout also hits the overlap features
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -114,10 +116,14 @@ class PointwiseRanker(_Ranker):
     def forward(self, batch) -> torch.Tensor:
         """Logits (B, 2) of the classes "not an answer", "an answer"."""
         h_q, h_a = self.encode(batch.q_tokens, batch.q_mask, batch.a_tokens, batch.a_mask)
-        pooled = [mean_state(h_q, batch.q_mask), mean_state(h_a, batch.a_mask)]  # temporal mean pooling
-        if self.config.n_features:
-            pooled.append(batch.features.to(h_q.dtype))
-        return self.output(self.mlp(torch.cat(pooled, dim=-1)))
+        x = torch.cat([mean_state(h_q, batch.q_mask), mean_state(h_a, batch.a_mask)], dim=-1)  # temporal mean pooling
+        if not self.config.n_features:
+            return self.output(self.mlp(x))
+        features = batch.features.to(h_q.dtype)
+        if self.config.feature_dropout:
+            return self.output(self.mlp(torch.cat([x, features], dim=-1)))
+        # the features join after the first dropout: the encodings are dropped out, the features never
+        return self.output(self.mlp[1:](torch.cat([self.mlp[0](x), features], dim=-1)))
 
     def score(self, batch) -> torch.Tensor:
         logits = self.forward(batch)

@@ -171,3 +171,36 @@ def test_training_improves_dev_on_a_learnable_signal(sample):
     assert state.best["value"] > untrained
     trained = ranking_scores(pairs.questions, score_questions(model, pairs))["MAP"]
     assert trained == state.best["value"]  # the best epoch's weights are the ones left in the model
+
+
+def test_prepare_takes_a_vector_source_and_a_feature_variant(real_data):
+    from reproq.data import trecqa
+
+    real_data("trecqa", trecqa.XML_FILES["test"])
+    glove = tay2018.prepare("trecqa", vectors="glove.6B.50d", features="raw", limit=5)
+    assert glove.word_vectors["name"] == "glove.6B.50d" and glove.vectors.shape[1] == 50
+    assert (glove.splits["test"].features[:, 0] == np.round(glove.splits["test"].features[:, 0])).all()  # counts
+    normal = tay2018.prepare("trecqa", w2v_epochs=1, limit=5)
+    assert normal.word_vectors["name"] == "word2vec"
+    assert normal.splits["test"].features[:, 0].max() <= 0.5  # |Q ∩ A| / (|Q| + |A|)
+    with pytest.raises(ValueError, match="features must be one of"):
+        tay2018.prepare("trecqa", features="log", limit=5)
+
+
+def test_the_ablation_reads_test_only_for_the_variant_dev_chose(monkeypatch):
+    from reproq.answer_selection import ablation
+
+    dev_maps = iter([0.60, 0.72, 0.65, 0.70])
+    monkeypatch.setattr(ablation, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
+    monkeypatch.setattr(ablation, "run_one", lambda data, config, seed, **kw: tay2018.RunResult(
+        config, seed, [], 1, 1, {"dev": {"MAP": next(dev_maps), "MRR": 0.5}, "test": {"MAP": 0.9, "MRR": 0.8}}, 0, 0.0))
+    table = ablation.run_ablation("trecqa", profiles.get("smoke").answer_selection, "CTRN", 1, vectors=["word2vec"])
+    assert list(table["chosen"]) == [False, True, False, False]
+    assert table["TEST MAP"].notna().tolist() == [False, True, False, False]  # TEST read once, where DEV chose
+
+
+def tiny_prepared(features):
+    questions = read_trecqa_xml(FIXTURE)
+    vocab = Vocabulary.build(lowercase(t) for t in question_texts(questions))
+    pairs = pair_set(questions, vocab, OverlapFeatures(normalize=features == "normalized").fit(question_texts(questions)))
+    return tay2018.Prepared("trecqa", vocab, np.zeros((len(vocab), 6), dtype="f4"), {}, {"train": pairs}, {})

@@ -86,3 +86,23 @@ def test_scores_do_not_depend_on_the_rest_of_the_batch(method):
         alone = PairBatch(batch.q_tokens[i:i + 1, :lq], batch.q_mask[i:i + 1, :lq], batch.a_tokens[i:i + 1, :la],
                       batch.a_mask[i:i + 1, :la], batch.features[i:i + 1])
         torch.testing.assert_close(model.score(alone)[0], together[i])
+
+
+def test_features_can_join_after_the_dropout():
+    """``feature_dropout=False``: the same parameters and, in eval mode, the same function; in training the
+    features are never zeroed (so a feature-only signal survives every step), the encodings still are."""
+    config = RankerConfig(method="QRNN", projection_dim=8, hidden_dim=6, mlp_dim=5, n_features=4)
+    torch.manual_seed(0)
+    before = build_ranker(torch.randn(30, 8), config)
+    torch.manual_seed(0)
+    after = build_ranker(torch.randn(30, 8), RankerConfig(**{**config.__dict__, "feature_dropout": False}))
+    batch = random_batch(1)
+    before.eval(), after.eval()
+    torch.testing.assert_close(before(batch), after(batch))
+    after.train()
+    first = after.mlp[1]
+    seen = []
+    handle = first.register_forward_hook(lambda module, inputs, output: seen.append(inputs[0][:, -4:].clone()))
+    after(batch)
+    handle.remove()
+    torch.testing.assert_close(seen[0], batch.features)  # the features reach the dense layer untouched
