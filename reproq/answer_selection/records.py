@@ -1,4 +1,5 @@
-"""Records of Tay et al.'s tables that depend on no training: the parameter counts of Table 2.
+"""Answer selection's own records and figures: the parameter counts of Tay et al. Table 2 (no training needed),
+and each seed's TEST score beside the paper and the floors (:func:`seeds_figure`).
 
 (Records of training runs are :func:`reproq.results.run_records`, as for question retrieval.)
 """
