@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,3 +65,16 @@ def write_text(path: str | Path, text: str) -> Path:
 def write_json(path: str | Path, obj) -> Path:
     """``obj`` as indented JSON (non-JSON values as ``str``), with a final newline."""
     return write_text(path, json.dumps(obj, indent=2, default=str) + "\n")
+
+
+def read_json(path: str | Path, *, otherwise: str):
+    """The JSON in ``path``, or None when it is missing or unreadable (torn by a writer that did not come through
+    here, or edited by hand); an unreadable file is said in one warning naming it and what happens ``otherwise``."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        warnings.warn(f"{path}: unreadable ({exc}); {otherwise}", stacklevel=2)
+        return None

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,14 +88,8 @@ def check_parameters(notebooks_: Sequence[Path], parameters: dict) -> None:
 
 
 def _read_json(path: Path) -> dict | None:
-    """A stamp or settings file, or None when it is missing or unreadable (which is said once, naming it)."""
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        warnings.warn(f"{path}: unreadable ({exc}); it is ignored and the notebook runs again", stacklevel=2)
-        return None
+    """A stamp or settings file, or None when it is missing or unreadable (said once, naming it)."""
+    return atomic.read_json(path, otherwise="it is ignored and the notebook runs again")
 
 
 def recorded_outputs(notebook: Path, profile: str) -> list[str]:

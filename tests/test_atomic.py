@@ -23,3 +23,12 @@ def test_a_failing_writer_leaves_the_old_file_and_no_scratch(tmp_path):
 def test_write_json_round_trips(tmp_path):
     path = atomic.write_json(tmp_path / "sub" / "a.json", {"x": 1, "path": tmp_path})
     assert path.read_text().startswith("{") and '"x": 1' in path.read_text()
+
+
+def test_read_json_names_an_unreadable_file_and_gives_none(tmp_path):
+    torn = tmp_path / "settings.json"
+    torn.write_text('{"a": 1')
+    with pytest.warns(UserWarning, match=r"settings.json: unreadable .*; started afresh"):
+        assert atomic.read_json(torn, otherwise="started afresh") is None
+    assert atomic.read_json(tmp_path / "missing.json", otherwise="-") is None
+    assert atomic.read_json(atomic.write_json(tmp_path / "ok.json", {"a": 1}), otherwise="-") == {"a": 1}

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import platform
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproq import paths
-from reproq.atomic import replace_atomically, write_json, write_text
+from reproq.atomic import read_json, replace_atomically, write_json, write_text
 from reproq.results.records import Provenance, Record, code_version
 from reproq.results.tables import compare, format_table, paper_layout, side_by_side
 
@@ -63,12 +62,7 @@ class Run:
     def _write_settings(self, path: Path, **extra) -> None:
         """Record the settings behind ``path`` in ``settings.json`` beside it (one entry per output)."""
         index = path.parent / "settings.json"
-        entries = {}
-        if index.is_file():
-            try:
-                entries = json.loads(index.read_text())
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a torn write of an older version
-                warnings.warn(f"{index}: unreadable ({exc}); started afresh with this output", stacklevel=3)
+        entries = read_json(index, otherwise="started afresh with this output") or {}
         entries[path.name] = self.settings(**extra)
         write_json(index, dict(sorted(entries.items())))
 
