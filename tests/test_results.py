@@ -110,3 +110,20 @@ def test_the_markdown_has_the_papers_shape(tmp_path, monkeypatch):
     columns = [c.strip() for c in header.strip("|").split("|")]
     assert columns == ["method", "dev MAP", "dev MAP (paper)", "dev MRR", "dev MRR (paper)", "test MAP",
                        "test MAP (paper)", "test MRR", "test MRR (paper)"]  # one row a method, no constant columns
+
+
+def test_paired_difference_agrees_with_a_paired_t_test_and_names_its_verdict():
+    from scipy import stats
+
+    ctrn, qrnn = [0.74, 0.75, 0.73, 0.76, 0.75], [0.70, 0.72, 0.71, 0.70, 0.73]
+    records = [Record("tay2018", "Table 6", "trecqa", "test", m, "train=TRAIN", "MAP", v, seeds=(seed,))
+               for m, values in (("CTRN", ctrn), ("QRNN", qrnn)) for seed, v in enumerate(values, 1)]
+    gap = results.paired_difference(records, "CTRN", "QRNN", metric="MAP", split="test")
+    low, high = gap.interval
+    assert gap.n == 5 and gap.mean == pytest.approx(0.034)
+    t = stats.ttest_rel(ctrn, qrnn)  # the interval excludes 0 exactly when the paired test rejects at 5 %
+    assert t.pvalue < 0.05 and low > 0
+    assert (low + high) / 2 == pytest.approx(gap.mean)
+    assert (high - low) / 2 == pytest.approx(stats.t.ppf(0.975, 4) * gap.std / 5 ** 0.5)
+    assert gap.verdict("CTRN", "QRNN") == "CTRN > QRNN" and gap.verdict() == "a > b"
+    assert results.paired_difference(records, "QRNN", "CTRN", metric="MAP").verdict("QRNN", "CTRN") == "QRNN < CTRN"

@@ -15,12 +15,15 @@ from reproq.models.answer_ranker import RankerConfig
 from reproq.profiles import AnswerSelection
 
 SETTING_NAMES = {"train": "TRAIN", "train-all": "TRAIN-ALL"}  # Tay et al. Table 6's column names
+PAPER_MODELS = ("QRNN", "CTRN")  # the models Tay et al. are about: profile.answer_selection.seeds (the others: baseline_seeds)
 
 
-def tay_configs(p: AnswerSelection, data: Prepared, method: str, train_split: str = "train") -> list[TrainConfig]:
+def tay_configs(p: AnswerSelection, data: Prepared, method: str, train_split: str = "train", *,
+                ranker: dict | None = None) -> list[TrainConfig]:
     """``method`` trained on ``train_split`` of ``data`` with the profile's sizes and epochs (per TrecQA training
-    set, or per dataset elsewhere), one configuration per point of the profile's grid (one without a grid)."""
-    ranker = RankerConfig(method=method, n_features=data.n_features, **p.ranker)
+    set, or per dataset elsewhere), one configuration per point of the profile's grid (one without a grid);
+    ``ranker`` overrides :class:`RankerConfig` fields after the profile's (an ablation's choice)."""
+    ranker = RankerConfig(**{"method": method, "n_features": data.n_features, **p.ranker, **(ranker or {})})
     base = TrainConfig(ranker=ranker, train_split=train_split,
                        **p.train[train_split if data.dataset == "trecqa" else data.dataset])
     ranker_fields = {f.name for f in fields(RankerConfig)}

@@ -2,8 +2,9 @@
 
 :func:`prepare` lower-cases the text, builds the vocabulary over every split, trains skip-gram word2vec of
 the paper's size on the split texts (the paper's vectors cannot be had here; labels are never used, and
-:attr:`Prepared.word_vectors` records what the vectors were trained on), and on TrecQA fits the overlap
-features' IDF on all split texts, as Severyn & Moschitti and castor do.
+:attr:`Prepared.word_vectors` records what the vectors were trained on) or loads a pretrained source, and fits
+the overlap features' IDF on all split texts, as Severyn & Moschitti and castor do (the paper gives the features
+on TrecQA only; a ranker built with ``n_features = 0`` ignores them).
 
 :func:`run_one` trains one configuration with one seed on its training set (Adam; cross entropy for the
 pointwise rankers, the max-margin loss for the pairwise AP models), keeps the epoch with the best DEV MAP,
@@ -80,7 +81,7 @@ class Prepared:
 
 def prepare(dataset: str, *, vectors: str = "word2vec", features: str = "normalized", dim: int | None = None,
             w2v_epochs: int = 5, seed: int = 0, limit: int | None = None) -> Prepared:
-    """Vocabulary, word vectors, overlap features on TrecQA, and every split as a
+    """Vocabulary, word vectors, overlap features, and every split as a
     :class:`~reproq.answer_selection.batches.PairSet` (training sets without answers over
     :data:`~reproq.data.qa_datasets.MAX_TRAIN_ANSWER` tokens; texts cut at :data:`~reproq.data.qa_datasets.TRUNCATE`).
 
@@ -99,8 +100,7 @@ def prepare(dataset: str, *, vectors: str = "word2vec", features: str = "normali
     record = dict(source.provenance)
     if vectors == "word2vec":
         record["trained_on"] = {**record["trained_on"], "splits": list(questions)}
-    overlap = (OverlapFeatures(normalize=features == "normalized").fit(question_texts(*questions.values()))
-               if dataset == "trecqa" else None)
+    overlap = OverlapFeatures(normalize=features == "normalized").fit(question_texts(*questions.values()))
     training = SPLITS[dataset][0]
     splits = {s: pair_set(qs, vocab, overlap, truncate=TRUNCATE.get(dataset),
                           max_answer_len=MAX_TRAIN_ANSWER.get(dataset) if s in training else None)

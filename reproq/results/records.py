@@ -127,10 +127,11 @@ class Difference:
         half = float(stats.t.ppf(0.975, self.n - 1)) * self.std / self.n ** 0.5
         return self.mean - half, self.mean + half
 
-    def verdict(self) -> str:
-        """``"a > b"``, ``"a < b"`` where the interval excludes 0, else ``"no difference shown"``."""
+    def verdict(self, a: str = "a", b: str = "b") -> str:
+        """``"a > b"``, ``"a < b"`` where the interval excludes 0, else ``"no difference shown"`` (``a`` and ``b``
+        name the two sides)."""
         low, high = self.interval
-        return "a > b" if low > 0 else "a < b" if high < 0 else "no difference shown"
+        return f"{a} > {b}" if low > 0 else f"{a} < {b}" if high < 0 else "no difference shown"
 
 
 def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str, **where) -> Difference:

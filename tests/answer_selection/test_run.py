@@ -197,6 +197,31 @@ def test_the_ablation_reads_test_only_for_the_variant_dev_chose(monkeypatch):
     table = ablation.run_ablation("trecqa", profiles.get("smoke").answer_selection, "CTRN", 1, vectors=["word2vec"])
     assert list(table["chosen"]) == [False, True, False, False]
     assert table["TEST MAP"].notna().tolist() == [False, True, False, False]  # TEST read once, where DEV chose
+    choice = ablation.chosen(table)
+    assert (choice.vectors, choice.variant) == ("word2vec", "normalised, through the dropout")
+    assert choice.features == "normalized" and choice.ranker == {}
+
+
+def test_the_ablation_choice_configures_the_rankers_and_needs_no_test_split(monkeypatch):
+    from reproq.answer_selection import ablation
+
+    configs = []
+    dev_maps = iter([0.60, 0.62, 0.65, 0.70])
+    monkeypatch.setattr(ablation, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
+
+    def run_one(data, config, seed, **kw):
+        configs.append(config)
+        return tay2018.RunResult(config, seed, [], 1, 1, {"dev": {"MAP": next(dev_maps), "MRR": 0.5}}, 0, 0.0)
+
+    monkeypatch.setattr(ablation, "run_one", run_one)
+    table = ablation.run_ablation("semeval2016", profiles.get("smoke").answer_selection, "QRNN", 1, vectors=["word2vec"])
+    assert "TEST MAP" not in table  # a dataset without a test split: DEV only
+    assert [c.ranker.n_features for c in configs] == [0, 4, 4, 4]
+    assert [c.ranker.feature_dropout for c in configs] == [True, True, False, False]
+    choice = ablation.chosen(table)
+    assert choice.variant == "raw counts, after the dropout" and choice.features == "raw"
+    config = tay_configs(profiles.get("cpu").answer_selection, tiny_prepared("raw"), "CTRN", ranker=choice.ranker)[0]
+    assert config.ranker.feature_dropout is False and config.ranker.hidden_dim == 64  # the profile's sizes kept
 
 
 def tiny_prepared(features):
