@@ -17,7 +17,6 @@ The numbers go to a JSON file with the machine, threads, load and settings; noth
 from __future__ import annotations
 
 import os
-import platform
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -28,6 +27,7 @@ import torch
 from reproq.answer_selection.batches import pair_set, train_batches
 from reproq.answer_selection.run import TrainConfig
 from reproq.atomic import write_json
+from reproq.bench import cpu_capability, cpu_name
 from reproq.data import trecqa
 from reproq.data.vocab import Vocabulary, lowercase
 from reproq.models import count_parameters
@@ -120,7 +120,7 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
         "ratios": {"CTRN - QRNN (s/epoch)": by["CTRN"] - by["QRNN"], "LSTM / CTRN": by["LSTM"] / by["CTRN"],
                    "AP-BiLSTM / CTRN": by["AP-BiLSTM"] / by["CTRN"], "LSTM / QRNN": by["LSTM"] / by["QRNN"]},
         "paper_claims": PAPER_CLAIMS,
-        "machine": {"device": runtime.device_name(target), "cpu": platform.processor() or platform.machine(),
+        "machine": {"device": runtime.device_name(target), "cpu": cpu_name(), "cpu_capability": cpu_capability(),
                     "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
         "code_version": code_version(), "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -14,7 +14,6 @@ What was tried on the way to the RCNN's fast path, and what each step measured, 
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ import torch
 from torch import nn
 
 from reproq.atomic import write_json, write_text
+from reproq.bench import cpu_capability, cpu_name
 from reproq.models import build_encoder, count_parameters
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
@@ -55,16 +55,6 @@ def _models(device) -> dict[str, nn.Module]:
         models[f"{name} d={d} (ours)"] = build_encoder(name)
     models["rcnn d=400 slow twin (autograd loop)"] = _Reference(models["rcnn d=400 (ours)"])
     return {k: m.to(device) for k, m in models.items()}
-
-
-def _cpu_name() -> str:
-    """The CPU's model name (Linux ``/proc/cpuinfo``), else what :mod:`platform` knows."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
 
 
 def _step(model, batches, device) -> float:
@@ -109,7 +99,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
         "what": "forward+backward questions/s: titles and bodies of one batch, 200-d inputs",
         "batch": {"questions": n_questions, "title_tokens": title_len, "body_tokens": body_len},
         "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
-        "cpu": _cpu_name(), "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "cpu": cpu_name(), "cpu_capability": cpu_capability(),
         "load_average_before": load_before,
         "load_average_after": os.getloadavg(), "code_version": code_version(),
         "rcnn_over_torch_lstm": next(r for r in rows if r["model"] == "rcnn d=400 (ours)")["relative_to_torch_lstm"],

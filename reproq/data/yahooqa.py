@@ -13,9 +13,11 @@ written by Python 2: its strings are read as UTF-8 (bytes that are not UTF-8 are
 
 The splits are not reachable from here and have no pinned hash (``reproq data status yahooqa``), so reproq
 never downloads them; this reader is for users who put their copy in place. It unpickles with
-:class:`PlainUnpickler`, which admits only plain containers, numbers and strings: a pickle that would call a
-function (``os.system``, any class) is refused with a :class:`~reproq.data.errors.FormatError`. Questions get ids ``<split>-<n>`` in the pickle's order (the texts are the
-keys; there are no ids), candidates are shuffled and numbered, as in the other answer-selection readers.
+:class:`~reproq.data.pickles.AllowListUnpickler` and no global admitted, which reads only plain containers,
+numbers and strings: a pickle that would call a function (``os.system``, any class) is refused with a
+:class:`~reproq.data.errors.FormatError`. Questions get ids ``<split>-<n>`` in the pickle's order (the texts
+are the keys; there are no ids), candidates are shuffled and numbered, as in the other answer-selection
+readers.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 from reproq.data.errors import FormatError
+from reproq.data.pickles import AllowListUnpickler
 from reproq.data.records import Candidate, QAQuestion, shuffle_and_number
 from reproq.data.sources import require
 
@@ -33,17 +36,8 @@ ARCHIVE = "data/env.pkl.zip"
 MEMBER = "env.pkl"
 
 
-class PlainUnpickler(pickle.Unpickler):
-    """An unpickler that refuses every global: dicts, lists, tuples, strings, bytes and numbers need none, and
-    anything else (a function to call, a class to build) is how a pickle runs code."""
-
-    def find_class(self, module: str, name: str):
-        raise pickle.UnpicklingError(f"it refers to {module}.{name}; only plain containers, numbers and strings "
-                                     "are read")
-
-
 def _unpickle(fh) -> object:
-    return PlainUnpickler(fh, encoding="utf-8", errors="replace").load()
+    return AllowListUnpickler(fh, encoding="utf-8", errors="replace").load()  # no global is admitted
 
 
 def _text(value, path: Path, where: str) -> str:
@@ -74,7 +68,8 @@ def _split(raw: dict, name: str, path: Path) -> list[QAQuestion]:
 def read_yahooqa(path: str | Path) -> dict[str, list[QAQuestion]]:
     """All three splits of an ``env.pkl`` (or of the ``env.pkl.zip`` that holds it), by split name.
 
-    The file is a pickle, read with :class:`PlainUnpickler`: one that would run code is refused.
+    The file is a pickle, read with no global admitted (:mod:`reproq.data.pickles`): one that would run code
+    is refused.
     """
     path = Path(path)
     try:

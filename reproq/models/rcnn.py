@@ -11,6 +11,10 @@ With the linear filter of taolei87/rcnn (``RCNN(mode=1)``, the default there and
 
 with zero initial states. |θ| = (n+1)·E·d + d² + 2d: 400,800 for E=200, d=400, n=2 (Table 3's "401K").
 
+1 − λ_t is how much of x_t enters the states (the adaptive decay of §7, Figures 4 and 5): :meth:`RCNN.decay`
+returns it. ``scalar_gate=True`` is Figure 4's variant, one λ_t for all d dimensions (W^λ ∈ R^{1×E},
+U^λ ∈ R^{d×1}, b^λ ∈ R: (E + d) + 1 gate parameters), computed by the same code with the gate broadcast.
+
 Two implementations: :func:`rcnn_reference`, the equations step by step with autograd (the slow twin, any
 mask), and :class:`RCNN`'s fast path, :class:`RCNNFunction`: the input projections of all t in one matmul,
 then the recurrence with a hand-written backward (one matrix product and a few element-wise ops per step, no
@@ -68,6 +72,36 @@ class RCNNConfig:
     hidden_dim: int = 400  # Lei et al. Table 3: d = 400; taolei87/rcnn qa/README: -d 400
     order: int = 2  # Lei et al. Table 3: n = 2 (filter width; taolei87/rcnn --order 2)
     init_scale: float = 0.05  # taolei87/rcnn nn/initialization.py random_init: U(-0.05, 0.05)
+    scalar_gate: bool = False  # Lei et al. Figure 4: a scalar λ_t "to make the visualization simple"
+
+
+def _recurrence(x, W, b, U, s0) -> tuple[torch.Tensor, torch.Tensor]:
+    """The forward recurrence of :class:`RCNNFunction`: h [B, T, d], and P [B, T, n+1, d] whose [:, :, 0] is
+    λ_t and [:, :, 1:] the D_t = c_{t-1} - u_t the backward needs."""
+    B, T, E = x.shape
+    d = U.shape[0]
+    n = W.shape[0] // d - 1
+    # P[:, t, 0] = W^λ x_t + b^λ, P[:, t, i] = W_i x_t (+ b for i = n); the loop below replaces them
+    # with λ_t and D_t = c_{t-1} - u_t, all the backward needs besides h
+    P = _linear(x.reshape(-1, E), W, b).view(B, T, n + 1, d)
+    H = x.new_empty(B, T, d)
+    U_T = U.T.contiguous()
+    for rows in _blocks(B, x.device):  # rows are independent (see ROWS_PER_BLOCK)
+        c = x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t, the last one shifted by b
+        c[:, -1] = s0
+        h, one_minus_g = (x.new_empty(rows.stop - rows.start, d) for _ in range(2))
+        for t in range(T):
+            g, d_t = P[rows, t, 0], P[rows, t, 1:]
+            if t:  # h_0 = 0
+                g += _linear(h, U_T)
+            g.sigmoid_()
+            # u_t = W_i x_t + c^{(i-1)}_{t-1} is what c_t moves towards; D_t = c_{t-1} - u_t
+            torch.sub(c, d_t, out=d_t)
+            d_t[:, 1:] -= c[:, :-1]
+            torch.mul(g, -1, out=one_minus_g).add_(1)
+            c.addcmul_(d_t, one_minus_g.unsqueeze(1), value=-1)  # c_{t-1} - (1 - λ) D = λ c_{t-1} + (1 - λ) u
+            H[rows, t] = torch.tanh(c[:, -1], out=h)  # h stays contiguous for the product
+    return H, P
 
 
 class RCNNFunction(torch.autograd.Function):
@@ -81,29 +115,7 @@ class RCNNFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, W, b, U, s0):
-        B, T, E = x.shape
-        d = U.shape[0]
-        n = W.shape[0] // d - 1
-        # P[:, t, 0] = W^λ x_t + b^λ, P[:, t, i] = W_i x_t (+ b for i = n); the loop below replaces them
-        # with λ_t and D_t = c_{t-1} - u_t, all the backward needs besides h
-        P = _linear(x.reshape(-1, E), W, b).view(B, T, n + 1, d)
-        H = x.new_empty(B, T, d)
-        U_T = U.T.contiguous()
-        for rows in _blocks(B, x.device):  # rows are independent (see ROWS_PER_BLOCK)
-            c = x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t, the last one shifted by b
-            c[:, -1] = s0
-            h, one_minus_g = (x.new_empty(rows.stop - rows.start, d) for _ in range(2))
-            for t in range(T):
-                g, d_t = P[rows, t, 0], P[rows, t, 1:]
-                if t:  # h_0 = 0
-                    g += _linear(h, U_T)
-                g.sigmoid_()
-                # u_t = W_i x_t + c^{(i-1)}_{t-1} is what c_t moves towards; D_t = c_{t-1} - u_t
-                torch.sub(c, d_t, out=d_t)
-                d_t[:, 1:] -= c[:, :-1]
-                torch.mul(g, -1, out=one_minus_g).add_(1)
-                c.addcmul_(d_t, one_minus_g.unsqueeze(1), value=-1)  # c_{t-1} - (1 - λ) D = λ c_{t-1} + (1 - λ) u
-                H[rows, t] = torch.tanh(c[:, -1], out=h)  # h stays contiguous for the product
+        H, P = _recurrence(x, W, b, U, s0)
         ctx.save_for_backward(x, W, U, H, P)
         return H
 
@@ -158,41 +170,58 @@ class RCNN(nn.Module):
         if n < 1:
             raise ValueError(f"order (filter width) must be >= 1, got {n}")
         self.config, self.input_dim, self.output_dim = config, E, d
-        self.W_gate = nn.Parameter(torch.empty(d, E))  # W^λ
-        self.b_gate = nn.Parameter(torch.empty(d))  # b^λ
-        self.U_gate = nn.Parameter(torch.empty(d, d))  # U^λ, applied as h_{t-1} @ U_gate
+        gates = 1 if config.scalar_gate else d
+        self.W_gate = nn.Parameter(torch.empty(gates, E))  # W^λ
+        self.b_gate = nn.Parameter(torch.empty(gates))  # b^λ
+        self.U_gate = nn.Parameter(torch.empty(d, gates))  # U^λ, applied as h_{t-1} @ U_gate
         self.W_filter = nn.Parameter(torch.empty(n * d, E))  # W_1 .. W_n stacked
         self.bias = nn.Parameter(torch.empty(d))  # b
         for p in self.parameters():
             nn.init.uniform_(p, -config.init_scale, config.init_scale)
 
+    def _weights(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """W, b and U as :class:`RCNNFunction` takes them (a scalar gate broadcast over the d dimensions)."""
+        d, E = self.output_dim, self.input_dim
+        zeros = self.b_gate.new_zeros((self.config.order - 1) * d)
+        W = torch.cat([self.W_gate.expand(d, E), self.W_filter])
+        b = torch.cat([self.b_gate.expand(d), zeros, self.bias])  # the output bias rides on W_n x_t (docstring)
+        return W, b, self.U_gate.expand(d, d).contiguous()
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         check_right_padded(mask)
-        zeros = self.b_gate.new_zeros((self.config.order - 1) * self.output_dim)
-        W = torch.cat([self.W_gate, self.W_filter])
-        b = torch.cat([self.b_gate, zeros, self.bias])  # the output bias rides on W_n x_t (module docstring)
-        h = RCNNFunction.apply(x.contiguous(), W, b, self.U_gate, self.bias)
+        h = RCNNFunction.apply(x.contiguous(), *self._weights(), self.bias)
         return h * mask.unsqueeze(-1).to(h.dtype)
 
+    @torch.no_grad()
+    def decay(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """1 − λ_t [B, T, d], zeros at padding: the weight of x_t in the states (Lei et al. Figures 4, 5)."""
+        check_right_padded(mask)
+        _, P = _recurrence(x.contiguous(), *self._weights(), self.bias)
+        return (1 - P[:, :, 0]) * mask.unsqueeze(-1).to(x.dtype)
 
-def rcnn_reference(model: RCNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+
+def rcnn_reference(model: RCNN, x: torch.Tensor, mask: torch.Tensor, *,
+                   decay: bool = False) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """The slow twin: the equations above one step at a time with autograd, for any mask (a padding step
-    leaves every state unchanged)."""
+    leaves every state unchanged); with ``decay=True`` also 1 − λ_t [B, T, d] (zeros at padding)."""
     B, T, _ = x.shape
     n, d = model.config.order, model.output_dim
     W = model.W_filter.view(n, d, -1)
     h = x.new_zeros(B, d)
     c = [x.new_zeros(B, d) for _ in range(n)]
-    out = []
+    out, decays = [], []
     for t in range(T):
-        lam = torch.sigmoid(x[:, t] @ model.W_gate.T + h @ model.U_gate + model.b_gate)
+        # a scalar gate ([B, 1]) broadcasts over the d dimensions
+        lam = torch.sigmoid(x[:, t] @ model.W_gate.T + h @ model.U_gate + model.b_gate).expand(B, d)
         new_c = [lam * c[i] + (1 - lam) * ((c[i - 1] if i > 0 else 0) + x[:, t] @ W[i].T) for i in range(n)]
         new_h = torch.tanh(new_c[-1] + model.bias)
         real = mask[:, t].unsqueeze(1)
         c = [torch.where(real, new, old) for new, old in zip(new_c, c)]
         h = torch.where(real, new_h, h)
         out.append(new_h * real.to(x.dtype))
-    return torch.stack(out, dim=1)
+        decays.append((1 - lam) * real.to(x.dtype))
+    h = torch.stack(out, dim=1)
+    return (h, torch.stack(decays, dim=1)) if decay else h
 
 
 register("rcnn", RCNNConfig)(RCNN)

@@ -13,7 +13,7 @@ from reproq.models.rcnn import RCNNFunction, rcnn_reference
 from reproq.models.rnn import rnn_reference
 
 SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7)}
-VARIANTS = [("rcnn", {}), ("rcnn", dict(order=1)), ("rcnn", dict(order=3)), ("lstm", {}),
+VARIANTS = [("rcnn", {}), ("rcnn", dict(order=1)), ("rcnn", dict(order=3)), ("rcnn", dict(scalar_gate=True)), ("lstm", {}),
             ("lstm", dict(bidirectional=True)), ("lstm", dict(one_bias=False)), ("gru", {}),
             ("gru", dict(bidirectional=True)), ("cnn", {}), ("cnn", dict(width=1)), ("cnn", dict(width=4))]
 E = 4
@@ -165,3 +165,29 @@ def test_bidirectional_equals_torch_bidirectional_lstm_on_packed_sequences():
     packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
     expected, _ = pad_packed_sequence(theirs(packed)[0], batch_first=True, total_length=6)
     torch.testing.assert_close(ours(x, mask), expected)
+
+
+@pytest.mark.parametrize("extra", [{}, dict(scalar_gate=True), dict(order=3)])
+def test_rcnn_decay_is_one_minus_the_twins_gate(extra):
+    torch.manual_seed(3)
+    model = small("rcnn", **extra).double()
+    for p in model.parameters():
+        torch.nn.init.uniform_(p, -0.6, 0.6)
+    x, mask = batch([7, 3, 1, 0], dtype=torch.float64, seed=4)
+    decay = model.decay(x, mask)
+    _, twin = rcnn_reference(model, x, mask, decay=True)
+    assert decay.shape == (4, 7, model.output_dim) and (decay[~mask] == 0).all()
+    torch.testing.assert_close(decay, twin, rtol=1e-10, atol=1e-12)
+    assert ((decay[mask] > 0) & (decay[mask] < 1)).all()
+    if extra.get("scalar_gate"):  # one gate for every dimension
+        assert (decay == decay[..., :1]).all()
+    else:
+        assert (decay[mask].std(dim=-1) > 0).all()
+
+
+def test_rcnn_scalar_gate_has_input_plus_hidden_plus_one_gate_parameters():
+    E, d = 200, 400
+    full, scalar = build_encoder("rcnn", input_dim=E, hidden_dim=d), build_encoder("rcnn", scalar_gate=True)
+    gate = lambda m: sum(p.numel() for n, p in m.named_parameters() if n.endswith("_gate"))  # noqa: E731
+    assert gate(full) == (E + d) * d + d and gate(scalar) == (E + d) + 1
+    assert count_parameters(full) - count_parameters(scalar) == gate(full) - gate(scalar)
