@@ -229,3 +229,23 @@ def tiny_prepared(features):
     vocab = Vocabulary.build(lowercase(t) for t in question_texts(questions))
     pairs = pair_set(questions, vocab, OverlapFeatures(normalize=features == "normalized").fit(question_texts(questions)))
     return tay2018.Prepared("trecqa", vocab, np.zeros((len(vocab), 6), dtype="f4"), {}, {"train": pairs}, {})
+
+
+def test_the_budget_ablation_trains_each_budget_and_reads_test_where_dev_chose(monkeypatch):
+    from reproq.answer_selection import ablation
+
+    seen = []
+    dev_maps = iter([0.70, 0.74, 0.73, 0.71])  # QRNN: the paper's budget wins; CTRN: the profile's
+
+    def run_one(data, config, seed, **kw):
+        seen.append((config.method, config.epochs, config.max_batches, config.ranker.feature_dropout))
+        return tay2018.RunResult(config, seed, [], 2, config.epochs,
+                                 {"dev": {"MAP": next(dev_maps), "MRR": 0.5}, "test": {"MAP": 0.9, "MRR": 0.8}}, 0, 0.0)
+
+    monkeypatch.setattr(ablation, "run_one", run_one)
+    table = ablation.run_budgets(tiny_prepared("raw"), profiles.get("cpu").answer_selection, ["QRNN", "CTRN"], 1,
+                                 {"cpu": {}, "paper": {"epochs": 5, "max_batches": None}},
+                                 ranker={"feature_dropout": False})
+    assert seen == [("QRNN", 3, 200, False), ("QRNN", 5, None, False), ("CTRN", 3, 200, False), ("CTRN", 5, None, False)]
+    assert list(table["budget"]) == ["cpu", "paper"] * 2 and list(table["chosen"]) == [False, True, True, False]
+    assert table["TEST MAP"].notna().tolist() == [False, True, True, False]  # per method, TEST once, where DEV chose
