@@ -166,6 +166,24 @@ def _lexicon(c: SyntheticConfig) -> _Lexicon:
     return _Lexicon(forms, common, filler, words, np.hstack([meaning, nuisance]).astype(np.float32))
 
 
+def word_kinds(config: SyntheticConfig) -> dict[str, str]:
+    """What each word of ``config``'s domain is in the generator: ``"concept"`` (a surface word of a concept: the
+    words that carry a question's meaning, its intent's or a distractor intent's), ``"common"`` (function words)
+    or ``"filler"`` (detail that says nothing about any intent). The check a real corpus cannot offer: does a
+    model attend to the words that carry meaning?
+
+    >>> from collections import Counter
+    >>> kinds = word_kinds(SyntheticConfig(n_concepts=2, forms_per_concept=2, n_common=1, n_filler=3))
+    >>> sorted(Counter(kinds.values()).items())
+    [('common', 1), ('concept', 4), ('filler', 3)]
+    """
+    lex = _lexicon(config)
+    kinds = {w: "filler" for w in lex.filler[config.domain]}
+    kinds |= {w: "common" for w in lex.common}
+    kinds |= {w: "concept" for forms in lex.forms[config.domain] for w in forms}
+    return kinds
+
+
 def _zipf(n: int, offset: float = 5.0) -> np.ndarray:
     """Zipf-like probabilities over ``n`` ranks, flattened at the top by ``offset``."""
     weights = 1.0 / (np.arange(n) + offset)

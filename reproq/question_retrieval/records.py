@@ -1,5 +1,6 @@
 """Question retrieval's own records, tables and figures: the parameter counts of Lei et al. Table 3 and Smolyakov
-& Srikant Table 6, the trained-vs-untrained table and the learning curves. (Records of training runs are
+& Srikant Table 6, the trained-vs-untrained table, the learning curves, and the RCNN's gates (Lei et al. Figures 4
+and 5, from :mod:`reproq.question_retrieval.gates`). (Records of training runs are
 :func:`reproq.results.run_records`, as for answer selection.)
 
 Lei et al. print percentages (``Run.report(..., scale=100)``), Smolyakov & Srikant fractions. The untrained
@@ -98,3 +99,51 @@ def learning_curves(groups: Mapping[str, Sequence[RunResult]], *, title: str):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def decay_by_position_figure(positions: Mapping[str, pd.DataFrame], *, title: str):
+    """Lei et al. Figure 5: per word position, the mean and the max over the dimensions of 1 − λ_t (averaged over
+    the questions), one panel per field (``positions``: field -> :func:`~reproq.question_retrieval.gates.by_position`)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(positions), figsize=(5.5 * len(positions), 3.6), squeeze=False)
+    for ax, (field, table) in zip(axes[0], positions.items()):
+        ax.plot(table["position"], table["max over dimensions"], marker=".", label="max over dimensions")
+        ax.plot(table["position"], table["mean over dimensions"], marker=".", label="mean over dimensions")
+        ax.set(xlabel=f"word position t in the {field}", ylabel="1 − λ_t (weight of word t)", ylim=(0, 1.02),
+               title=f"{ {'title': 'titles', 'body': 'bodies'}.get(field, field)} ({int(table['questions'].iloc[0])} questions)")
+        ax.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def decay_heatmap(examples: Sequence[tuple[Sequence[str], np.ndarray]], *, title: str):
+    """Lei et al. Figure 4: 1 − λ_t of a scalar-gate RCNN over the words of a few questions, one row each
+    (``examples``: (words, [T] decays)); each cell is labelled with its word."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    width = max(len(words) for words, _ in examples)
+    values = np.full((len(examples), width), np.nan)
+    labels = np.full((len(examples), width), "", dtype=object)
+    for row, (words, decay) in enumerate(examples):
+        values[row, :len(words)], labels[row, :len(words)] = decay, list(words)
+    fig, ax = plt.subplots(figsize=(1.0 * width + 2, 0.5 * len(examples) + 1.5))
+    sns.heatmap(values, annot=labels, fmt="", mask=np.isnan(values), cmap="Reds", vmin=0, vmax=1, ax=ax,
+                annot_kws={"fontsize": 8}, cbar_kws={"label": "1 − λ_t (weight of the word)"}, linewidths=0.5)
+    ax.set(xticks=[], yticks=[], xlabel="words, in order", title=title)
+    fig.tight_layout()
+    return fig
+
+
+
+def decay_records(provenance: Provenance, positions: Mapping[str, pd.DataFrame], *, method: str,
+                  seeds: Sequence[int]) -> list[Record]:
+    """Lei et al. Figure 5 as records: per field and word position, the mean and the max over the dimensions of
+    1 − λ_t, averaged over the dev and test questions that reach the position (``variant`` names the position)."""
+    return [record for field, table in positions.items() for row in table.to_dict("records")
+            for record in provenance.records(row, metrics=["mean over dimensions", "max over dimensions"],
+                                             paper="lei2016", table="Figure 5", dataset="askubuntu", split="dev+test",
+                                             method=method, setting=f"field={field}",
+                                             variant=f"position {int(row['position'])}", seeds=seeds)]

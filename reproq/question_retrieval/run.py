@@ -95,6 +95,12 @@ def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
     return QuestionRanker(QuestionEncoder(TokenEncoder(embedding, encoder), config.question))
 
 
+def cut_corpus(data: Prepared, config: TrainConfig) -> EncodedCorpus:
+    """The corpus as ``config`` reads it: titles and bodies cut at its lengths."""
+    return EncodedCorpus({q: t[:config.max_title_len] for q, t in data.corpus.titles.items()},
+                         {q: b[:config.max_body_len] for q, b in data.corpus.bodies.items()})
+
+
 def checkpoint_key(data: Prepared, config: TrainConfig, seed: int) -> str:
     """What a run's checkpoint belongs to: data, configuration, seed and code."""
     return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab)}, config, seed)
@@ -108,8 +114,7 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
     device = resolve_device(device)
     seed_everything(seed)
     model = build_model(data, config).to(device)
-    corpus = EncodedCorpus({q: t[:config.max_title_len] for q, t in data.corpus.titles.items()},
-                           {q: b[:config.max_body_len] for q, b in data.corpus.bodies.items()})
+    corpus = cut_corpus(data, config)
     encoder = model.question_encoder
     model.eval()
     untrained_test = evaluate(encoder, corpus, data.test, device=device)
@@ -139,6 +144,17 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
               "untrained_dev": untrained_dev, "untrained_test": _headline(untrained_test)}
     return RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores, count_parameters(model),
                      time.time() - started)
+
+
+def trained_model(data: Prepared, config: TrainConfig, seed: int, *, checkpoint_root: Path, device: str = "auto",
+                  progress: bool = True) -> tuple[QuestionRanker, RunResult]:
+    """The model of ``config`` and ``seed`` with the weights of its best dev epoch, and its run: trained by
+    :func:`run_one` under ``checkpoint_root`` (or reused from there when finished, as the notebooks' runs are)."""
+    result = run_one(data, config, seed, device=device, checkpoint_root=checkpoint_root, progress=progress)
+    saved = checkpoint.load(Path(checkpoint_root) / checkpoint_key(data, config, seed)[:16])
+    model = build_model(data, config).to(resolve_device(device))
+    model.load_state_dict(saved["state"]["best"]["model"])
+    return model.eval(), result
 
 
 def _headline(scores: dict) -> dict:
