@@ -136,7 +136,8 @@ class SimilarityFeatures:
             for name, x in self.grams_[f].items():
                 sizes, both = np.diff(x.indptr), np.asarray(x[q].multiply(x[c]).sum(axis=1)).ravel()
                 found[f"{name}_jaccard"] = _ratio(both, sizes[q] + sizes[c] - both)
-                found[f"{name}_containment"] = _ratio(both, sizes[q])  # a measure for words only
+                if name.startswith("word"):  # containment is a measure of words only
+                    found[f"{name}_containment"] = _ratio(both, sizes[q])
             vectors = self.tfidf_[f].doc_vectors_  # unit rows: the cosine is a row product
             found["tfidf_cosine"] = np.asarray(vectors[q].multiply(vectors[c]).sum(axis=1)).ravel()
             words, cut = self.words_[f], self.cut_[f]

@@ -137,7 +137,6 @@ def decay_heatmap(examples: Sequence[tuple[Sequence[str], np.ndarray]], *, title
     return fig
 
 
-
 def decay_records(provenance: Provenance, positions: Mapping[str, pd.DataFrame], *, method: str,
                   seeds: Sequence[int]) -> list[Record]:
     """Lei et al. Figure 5 as records: per field and word position, the mean and the max over the dimensions of

@@ -110,6 +110,13 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
             checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
     """Train one configuration with one seed; a finished or interrupted run under ``checkpoint_root`` with
     the same data, config and seed is resumed (a finished one costs only the final test evaluation)."""
+    return trained_model(data, config, seed, device=device, checkpoint_root=checkpoint_root, progress=progress)[1]
+
+
+def trained_model(data: Prepared, config: TrainConfig, seed: int, *, device: str = "auto",
+                  checkpoint_root: Path | None = None, progress: bool = True) -> tuple[QuestionRanker, RunResult]:
+    """:func:`run_one`, and the model it leaves: the weights of its best dev epoch, in eval mode (a finished run
+    under ``checkpoint_root`` is reused, as the notebooks' runs are)."""
     started = time.time()
     device = resolve_device(device)
     seed_everything(seed)
@@ -142,19 +149,8 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
     scores = {"dev": evaluate(encoder, corpus, data.dev, device=device),
               "test": evaluate(encoder, corpus, data.test, device=device),
               "untrained_dev": untrained_dev, "untrained_test": _headline(untrained_test)}
-    return RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores, count_parameters(model),
-                     time.time() - started)
-
-
-def trained_model(data: Prepared, config: TrainConfig, seed: int, *, checkpoint_root: Path, device: str = "auto",
-                  progress: bool = True) -> tuple[QuestionRanker, RunResult]:
-    """The model of ``config`` and ``seed`` with the weights of its best dev epoch, and its run: trained by
-    :func:`run_one` under ``checkpoint_root`` (or reused from there when finished, as the notebooks' runs are)."""
-    result = run_one(data, config, seed, device=device, checkpoint_root=checkpoint_root, progress=progress)
-    saved = checkpoint.load(Path(checkpoint_root) / checkpoint_key(data, config, seed)[:16])
-    model = build_model(data, config).to(resolve_device(device))
-    model.load_state_dict(saved["state"]["best"]["model"])
-    return model.eval(), result
+    return model, RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
+                            count_parameters(model), time.time() - started)
 
 
 def _headline(scores: dict) -> dict:

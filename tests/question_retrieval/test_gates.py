@@ -35,6 +35,8 @@ def test_trained_model_has_the_best_dev_epochs_weights(trained):
     data, config, model, result = trained
     dev = evaluate(model.question_encoder, ex.cut_corpus(data, config), data.dev, device="cpu")
     assert dev["MRR"] == pytest.approx(result.dev["MRR"]) and dev["MAP"] == pytest.approx(result.dev["MAP"])
+    best = result.history[result.best_epoch]  # what the epoch loop measured at the best epoch, not after it
+    assert dev["MRR"] == pytest.approx(best["dev_MRR"]) and dev["MAP"] == pytest.approx(best["dev_MAP"])
     assert not model.training
 
 
