@@ -39,6 +39,7 @@ class QuestionRetrieval:
     smolyakov_epochs: int
     max_body_len: int = 100  # Lei et al. footnote 5; smoke and cpu cut shorter, to stay fast
     max_pooling_epochs: int | None = None  # a second, longer run of the max-pooling CNN (None: none)
+    pretraining: dict = field(default_factory=dict)  # PretrainConfig overrides (Lei et al. §4.2; {}: the paper's)
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,10 @@ class Profile:
     answer_selection: AnswerSelection
     bench: Benchmarks
 
-    def synthetic_config(self, domain: str = "askubuntu", seed: int = 0) -> SyntheticConfig:
-        """The synthetic stand-in of ``domain`` at this profile's size."""
-        return SyntheticConfig(domain=domain, seed=seed, **self.synthetic)
+    def synthetic_config(self, domain: str = "askubuntu", seed: int = 0, **overrides) -> SyntheticConfig:
+        """The synthetic stand-in of ``domain`` at this profile's size, with ``overrides`` of its structure (e.g.
+        :data:`reproq.data.synthetic.KEY_PHRASES`)."""
+        return SyntheticConfig(domain=domain, seed=seed, **{**self.synthetic, **overrides})
 
 
 _FIGURE3_SIZES = dict(projection_dim=300, hidden_dim=800, mlp_dim=128)  # Tay et al. Figure 3: d = 800
@@ -85,7 +87,8 @@ PROFILES = {
         "smoke", synthetic={}, lexical=Lexical(tfidf_ngrams=(1, 2)),
         # tiny sizes, bodies cut at 30 words, 2 epochs of 40 query groups, 1 seed
         question_retrieval=QuestionRetrieval((1,), 0.05, 2, 15, 40, (1e-3,), (0.1,), (3,), 2, max_body_len=30,
-                                             max_pooling_epochs=3),
+                                             max_pooling_epochs=3,
+                                             pretraining={"epochs": 2, "batch_size": 32, "max_pairs": 64}),
         answer_selection=AnswerSelection(
             seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16, "mlp_dim": 16},
             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
@@ -99,9 +102,10 @@ PROFILES = {
                               n_test_queries=200, n_heldout=1_000),
         lexical=Lexical(),
         # a quarter of Table 3's hidden sizes, bodies cut at 50 words, one configuration (lr 1e-3, dropout 0.1,
-        # width 3), 6 epochs of 480 query groups, 2 seeds; the max-pooling CNN gets a second run of 30 epochs
+        # width 3), 6 epochs of 480 query groups, 2 seeds; the max-pooling CNN gets a second run of 30 epochs;
+        # pre-training: 6 epochs of 8,000 (context, title) pairs (the cpu stand-in has about 34,000)
         question_retrieval=QuestionRetrieval((1, 2), 0.25, 6, 15, 480, (1e-3,), (0.1,), (3,), 6, max_body_len=50,
-                                             max_pooling_epochs=30),
+                                             max_pooling_epochs=30, pretraining={"epochs": 6, "max_pairs": 8000}),
         # half the grid's smallest filter count, no search; 5 seeds for QRNN and CTRN, 1 for the other models (with 3,
         # notebook 04 took 40 minutes, a third of it AP-BiLSTM);
         # TRAIN: the paper's 25 epochs (patience 5); TRAIN-ALL: 3 epochs of 200 batches of 128 (1.5 passes over

@@ -16,6 +16,15 @@ trivial. The latent structure:
   lexicon fields, not on the domain, and the vector file covers both domains' words, like a
   general-purpose embedding.
 
+*Key phrases* (``key_phrase_len > 0``; off by default, and with them off the files are those of generator version 3)
+plant the structure Lei et al. argue from (§1, §7 Figure 4: "the gate picks out application names and quoted error
+messages"): every intent gets an ordered phrase of ``key_phrase_len`` *name* words (say, a program's name or an error
+message); the body buries it, contiguous, once or twice among its detail, and the title summarises the body: the
+phrase, in order, among the title's concept and common words. With ``twin_intents`` intents come in pairs with the
+same concepts and the same name words, the second's phrase in another order (rotated by one word): a bag of words
+cannot tell twins apart, only word order can. :data:`KEY_PHRASES` turns both on; :func:`key_phrases` tells which
+phrase each question carries (the oracle the tests compare a bag-of-words cosine with).
+
 With the defaults the dev set looks like the real one (measured over seeds 0-3): 4.5-6.3 positives
 among 20 candidates (real 5.9), 7-16% of queries with none (real 5.5%), MAP 0.36-0.43 for a random
 ranking (real 0.41) and 0.44-0.52 for BM25 (real 0.52), while the cosine of mean title word vectors
@@ -41,9 +50,11 @@ import numpy as np
 from reproq import paths
 from reproq.baselines.bm25 import BM25, BM25Config
 
-GENERATOR_VERSION = 3  # bump whenever the output changes: cached stand-ins are keyed by it
+GENERATOR_VERSION = 4  # bump whenever the output changes: cached stand-ins are keyed by it (4: key phrases, off
+# by default: version 3's files unchanged)
 COMPLETE = "COMPLETE"  # marker written last into a finished stand-in folder
 DOMAINS = ("askubuntu", "android")
+KEY_PHRASES = dict(key_phrase_len=3, twin_intents=True)  # SyntheticConfig overrides: the stand-in with key phrases
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,10 @@ class SyntheticConfig:
     body_distractor_share: float = 0.2  # … from the concepts of 1-2 other intents
     body_common_share: float = 0.25  # … common words; the rest is domain filler
     form_loyalty: float = 0.8  # chance a concept mention uses the question's preferred surface word
+    key_phrase_len: int = 0  # name words in each intent's ordered key phrase (0: no key phrases; module docstring)
+    n_name_words: int = 300  # the name words key phrases are drawn from
+    body_phrase_mentions: tuple[int, int] = (1, 2)  # inclusive: how often a body carries its intent's phrase
+    twin_intents: bool = False  # intents in pairs: same concepts and name words, phrase in another order
     # splits
     n_train_queries: int = 600  # real: 12,724 (AskUbuntu only)
     max_train_similar: int = 3  # user-marked duplicates per training query: 1 to this many
@@ -104,6 +119,10 @@ class SyntheticConfig:
             raise ValueError(f"signal_share must be in (0, 1], got {self.signal_share}")
         if min(shares) < 0 or sum(shares) > 1:
             raise ValueError(f"body shares must be >= 0 and sum to at most 1, got {shares}")
+        if self.key_phrase_len < 0 or (self.key_phrase_len and self.key_phrase_len > self.n_name_words):
+            raise ValueError(f"key_phrase_len must be in 0..n_name_words={self.n_name_words}, got {self.key_phrase_len}")
+        if self.twin_intents and self.key_phrase_len < 2:
+            raise ValueError("twin_intents needs key phrases of at least 2 words (twins differ in word order)")
         n_used = self.n_train_queries + self.n_dev_queries + self.n_test_queries + self.n_heldout
         if n_used + self.n_random + self.n_candidates > self.n_questions:
             raise ValueError(f"n_questions={self.n_questions} is too small: the splits take {n_used} questions "
@@ -123,14 +142,15 @@ class _Lexicon:
     filler: dict[str, list[str]]  # domain -> filler words
     words: list[str]  # every word, in vector-file order
     vectors: np.ndarray  # [V, vector_dim]
+    names: list[str]  # the name words of key phrases (none without them)
 
 
-def _make_words(rng: np.random.Generator, n: int) -> list[str]:
+def _make_words(rng: np.random.Generator, n: int, syllables_per_word: tuple[int, int] = (2, 3)) -> list[str]:
     """``n`` distinct pronounceable nonsense words ("kanebo"): they look like words, name nothing."""
     syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
     words: dict[str, None] = {}
     while len(words) < n:
-        k = int(rng.integers(2, 4))
+        k = int(rng.integers(syllables_per_word[0], syllables_per_word[1] + 1))
         words[("".join(syllables[i] for i in rng.integers(len(syllables), size=k)))] = None
     return list(words)
 
@@ -163,14 +183,23 @@ def _lexicon(c: SyntheticConfig) -> _Lexicon:
     nuisance = rng.normal(0, 1 / np.sqrt(max(rest, 1)), (len(words), rest))
     nuisance[:n_meaningful] *= 0.25  # concept words: a little of it
     nuisance[n_meaningful:] *= c.nuisance_scale
-    return _Lexicon(forms, common, filler, words, np.hstack([meaning, nuisance]).astype(np.float32))
+    vectors = np.hstack([meaning, nuisance]).astype(np.float32)
+    names: list[str] = []
+    if c.key_phrase_len:  # a stream of their own, and 4-syllable words: the words above stay as they were
+        name_rng = np.random.default_rng([c.seed, 0, 1])
+        names = _make_words(name_rng, c.n_name_words, (4, 4))
+        # a name word means something (meaning coordinates like a concept word's), with a little nuisance
+        name_vectors = np.hstack([name_rng.normal(0, 1 / np.sqrt(signal), (len(names), signal)),
+                                  0.25 * name_rng.normal(0, 1 / np.sqrt(max(rest, 1)), (len(names), rest))])
+        words, vectors = words + names, np.vstack([vectors, name_vectors.astype(np.float32)])
+    return _Lexicon(forms, common, filler, words, vectors, names)
 
 
 def word_kinds(config: SyntheticConfig) -> dict[str, str]:
     """What each word of ``config``'s domain is in the generator: ``"concept"`` (a surface word of a concept: the
-    words that carry a question's meaning, its intent's or a distractor intent's), ``"common"`` (function words)
-    or ``"filler"`` (detail that says nothing about any intent). The check a real corpus cannot offer: does a
-    model attend to the words that carry meaning?
+    words that carry a question's meaning, its intent's or a distractor intent's), ``"name"`` (a word of a key
+    phrase, when there are key phrases), ``"common"`` (function words) or ``"filler"`` (detail that says nothing
+    about any intent). The check a real corpus cannot offer: does a model attend to the words that carry meaning?
 
     >>> from collections import Counter
     >>> kinds = word_kinds(SyntheticConfig(n_concepts=2, forms_per_concept=2, n_common=1, n_filler=3))
@@ -181,6 +210,7 @@ def word_kinds(config: SyntheticConfig) -> dict[str, str]:
     kinds = {w: "filler" for w in lex.filler[config.domain]}
     kinds |= {w: "common" for w in lex.common}
     kinds |= {w: "concept" for forms in lex.forms[config.domain] for w in forms}
+    kinds |= {w: "name" for w in lex.names}
     return kinds
 
 
@@ -190,13 +220,28 @@ def _zipf(n: int, offset: float = 5.0) -> np.ndarray:
     return weights / weights.sum()
 
 
+def _key_phrases(c: SyntheticConfig, lex: _Lexicon, intents: np.ndarray, rng: np.random.Generator) -> list[list[str]]:
+    """Each intent's ordered key phrase of distinct name words. With ``twin_intents`` the odd intents become twins
+    of the even ones before them (``intents`` is changed in place): the same concepts, the same name words, the
+    phrase rotated by one word."""
+    phrases = [[lex.names[i] for i in rng.choice(len(lex.names), c.key_phrase_len, replace=False)]
+               for _ in range(len(intents))]
+    if c.twin_intents:
+        for odd in range(1, len(intents), 2):
+            intents[odd] = intents[odd - 1]
+            phrases[odd] = phrases[odd - 1][1:] + phrases[odd - 1][:1]
+    return phrases
+
+
 def _questions(c: SyntheticConfig, lex: _Lexicon, rng: np.random.Generator):
-    """Titles, bodies and intents of ``n_questions`` questions in domain ``c.domain``."""
+    """Titles, bodies and intents of ``n_questions`` questions in domain ``c.domain``, and each intent's key
+    phrase (None without key phrases)."""
     forms, filler = lex.forms[c.domain], lex.filler[c.domain]
     concept_p, common_p, filler_p = _zipf(c.n_concepts, 20), _zipf(c.n_common), _zipf(len(filler))
     intents = np.stack([rng.choice(c.n_concepts, c.concepts_per_intent, replace=False, p=concept_p)
                         for _ in range(c.n_intents)])
     intent_of = rng.choice(c.n_intents, c.n_questions, p=_zipf(c.n_intents, 10))
+    phrases = _key_phrases(c, lex, intents, rng) if c.key_phrase_len else None
     shares = [c.body_intent_share, c.body_distractor_share, c.body_common_share]
     shares.append(max(0.0, 1 - sum(shares)))  # the rest: filler
     titles, bodies = [], []
@@ -221,9 +266,16 @@ def _questions(c: SyntheticConfig, lex: _Lexicon, rng: np.random.Generator):
         title = np.empty(n_title, dtype=object)
         title[is_concept] = [forms[k][preferred[k]] for k in rng.choice(intents[intent], int(is_concept.sum()))]
         title[~is_concept] = [lex.common[i] for i in rng.choice(c.n_common, int((~is_concept).sum()), p=common_p)]
-        titles.append(title.tolist())
-        bodies.append(body.tolist())
-    return titles, bodies, intent_of
+        title, body = title.tolist(), body.tolist()
+        if phrases is not None:  # buried in the body, once or more; the title, a summary, carries it too
+            for _ in range(int(rng.integers(c.body_phrase_mentions[0], c.body_phrase_mentions[1] + 1))):
+                at = int(rng.integers(len(body) + 1))
+                body[at:at] = phrases[intent]
+            at = int(rng.integers(len(title) + 1))
+            title[at:at] = phrases[intent]
+        titles.append(title)
+        bodies.append(body)
+    return titles, bodies, intent_of, phrases
 
 
 def _write_text(path: Path, lines: list[str]) -> None:
@@ -241,7 +293,7 @@ def _write_text(path: Path, lines: list[str]) -> None:
 def _corpus(c: SyntheticConfig, lex: _Lexicon):
     """Ids, tokens, intents, per-intent members, corpus lines and possible queries of one domain."""
     rng = np.random.default_rng([c.seed, 1 + DOMAINS.index(c.domain)])  # one stream per domain
-    titles, bodies, intent_of = _questions(c, lex, rng)
+    titles, bodies, intent_of, phrases = _questions(c, lex, rng)
     # sorted random post ids, like the real dump: an id says nothing about its intent
     ids = [str(i) for i in np.sort(rng.choice(np.arange(1, 60 * c.n_questions), c.n_questions, replace=False))]
     members: dict[int, list[int]] = {}
@@ -250,7 +302,16 @@ def _corpus(c: SyntheticConfig, lex: _Lexicon):
     lines = [f"{i}\t{' '.join(t)}\t{' '.join(b)}" for i, t, b in zip(ids, titles, bodies)]
     # the possible queries: every question with at least one duplicate, in random order
     queries = rng.permutation([q for q, i in enumerate(intent_of.tolist()) if len(members[i]) > 1]).tolist()
-    return rng, ids, titles, bodies, intent_of, members, lines, queries
+    return rng, ids, titles, bodies, intent_of, members, lines, queries, phrases
+
+
+def key_phrases(config: SyntheticConfig) -> dict[str, tuple[str, ...]]:
+    """The key phrase each question of ``config``'s stand-in carries, by question id (empty without key phrases):
+    what an oracle that knows the planted structure would match on."""
+    if not config.key_phrase_len:
+        return {}
+    _, ids, _, _, intent_of, _, _, _, phrases = _corpus(config, _lexicon(config))
+    return {i: tuple(phrases[k]) for i, k in zip(ids, intent_of.tolist())}
 
 
 def write_askubuntu(root: Path, config: SyntheticConfig) -> None:
@@ -258,7 +319,7 @@ def write_askubuntu(root: Path, config: SyntheticConfig) -> None:
     if config.domain != "askubuntu":
         raise ValueError(f"write_askubuntu needs a config with domain='askubuntu', got {config.domain!r}")
     c, lex, out = config, _lexicon(config), Path(root) / "askubuntu"
-    rng, ids, titles, bodies, intent_of, members, lines, queries = _corpus(c, lex)
+    rng, ids, titles, bodies, intent_of, members, lines, queries, _ = _corpus(c, lex)
     _write_text(out / "text_tokenized.txt.gz", lines)
     dev, test = queries[:c.n_dev_queries], queries[c.n_dev_queries:c.n_dev_queries + c.n_test_queries]
     # held out from training only: like the real heldout.txt, some are dev/test candidates
@@ -305,7 +366,7 @@ def write_android(root: Path, config: SyntheticConfig) -> None:
     if config.domain != "android":
         raise ValueError(f"write_android needs a config with domain='android', got {config.domain!r}")
     c, lex, out = config, _lexicon(config), Path(root) / "android"
-    rng, ids, _, _, intent_of, members, lines, queries = _corpus(c, lex)
+    rng, ids, _, _, intent_of, members, lines, queries, _ = _corpus(c, lex)
     _write_text(out / "corpus.tsv.gz", lines)
     for split, chosen in (("dev", queries[:c.n_dev_queries]),
                           ("test", queries[c.n_dev_queries:c.n_dev_queries + c.n_test_queries])):

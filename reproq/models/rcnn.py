@@ -43,6 +43,7 @@ from torch.nn import functional as F
 
 from reproq.data.batching import check_right_padded
 from reproq.models import register
+from reproq.models.pooling import last_state
 
 
 # The recurrence walks the batch in blocks of this many rows (questions), so that a block's state and
@@ -75,9 +76,9 @@ class RCNNConfig:
     scalar_gate: bool = False  # Lei et al. Figure 4: a scalar λ_t "to make the visualization simple"
 
 
-def _recurrence(x, W, b, U, s0) -> tuple[torch.Tensor, torch.Tensor]:
-    """The forward recurrence of :class:`RCNNFunction`: h [B, T, d], and P [B, T, n+1, d] whose [:, :, 0] is
-    λ_t and [:, :, 1:] the D_t = c_{t-1} - u_t the backward needs."""
+def _recurrence(x, W, b, U, S0, h0=None, pad=None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The forward recurrence of :class:`RCNNFunction`: h [B, T, d], P [B, T, n+1, d] whose [:, :, 0] is
+    λ_t and [:, :, 1:] the D_t = c_{t-1} - u_t the backward needs, and the final states [B, n, d]."""
     B, T, E = x.shape
     d = U.shape[0]
     n = W.shape[0] // d - 1
@@ -85,50 +86,59 @@ def _recurrence(x, W, b, U, s0) -> tuple[torch.Tensor, torch.Tensor]:
     # with λ_t and D_t = c_{t-1} - u_t, all the backward needs besides h
     P = _linear(x.reshape(-1, E), W, b).view(B, T, n + 1, d)
     H = x.new_empty(B, T, d)
+    S = x.new_empty(B, n, d)
     U_T = U.T.contiguous()
     for rows in _blocks(B, x.device):  # rows are independent (see ROWS_PER_BLOCK)
-        c = x.new_zeros(rows.stop - rows.start, n, d)  # c[:, i] = c^{(i+1)}_t, the last one shifted by b
-        c[:, -1] = s0
-        h, one_minus_g = (x.new_empty(rows.stop - rows.start, d) for _ in range(2))
+        c = S0[rows].clone()  # c[:, i] = c^{(i+1)}_t, the last one shifted by b
+        # h stays contiguous for the product; a copy of h0, which must stay intact for the backward
+        h = x.new_empty(rows.stop - rows.start, d) if h0 is None else h0[rows].clone()
+        one_minus_g = x.new_empty(rows.stop - rows.start, d)
         for t in range(T):
             g, d_t = P[rows, t, 0], P[rows, t, 1:]
-            if t:  # h_0 = 0
+            if t or h0 is not None:  # h_0 = 0 unless a state is given
                 g += _linear(h, U_T)
             g.sigmoid_()
+            if pad is not None:  # λ = 1 at padding: the step leaves every state as it was
+                g.masked_fill_(pad[rows, t, None], 1.0)
             # u_t = W_i x_t + c^{(i-1)}_{t-1} is what c_t moves towards; D_t = c_{t-1} - u_t
             torch.sub(c, d_t, out=d_t)
             d_t[:, 1:] -= c[:, :-1]
             torch.mul(g, -1, out=one_minus_g).add_(1)
             c.addcmul_(d_t, one_minus_g.unsqueeze(1), value=-1)  # c_{t-1} - (1 - λ) D = λ c_{t-1} + (1 - λ) u
-            H[rows, t] = torch.tanh(c[:, -1], out=h)  # h stays contiguous for the product
-    return H, P
+            H[rows, t] = torch.tanh(c[:, -1], out=h)
+        S[rows] = c
+    return H, P, S
 
 
 class RCNNFunction(torch.autograd.Function):
-    """The whole fast path: ``forward(x [B, T, E], W [(n+1)·d, E], b [(n+1)·d], U [d, d], s0 [d]) -> h [B, T, d]``.
+    """The whole fast path: ``forward(x [B, T, E], W [(n+1)·d, E], b [(n+1)·d], U [d, d], S0 [B, n, d],
+    h0 [B, d] or None, pad [B, T] or None) -> (h [B, T, d], S_T [B, n, d])``.
 
-    W stacks W^λ, W_1 .. W_n; b stacks b^λ, zeros, and the output bias (see the module docstring); s0 is
-    the initial last state (the output bias again). U acts on row vectors (``h_{t-1} @ U``). The backward is
-    back-propagation through time by hand into a fresh gradient tensor, so the saved tensors stay intact
-    (``retain_graph`` and ``gradcheck`` work).
+    W stacks W^λ, W_1 .. W_n; b stacks b^λ, zeros, and the output bias (see the module docstring); S0 holds
+    the initial states c^{(1)} .. c^{(n)}, the last one shifted by the output bias, and S_T the states after
+    the last step in the same form; h0 is the initial h (zero when None). U acts on row vectors
+    (``h_{t-1} @ U``). ``pad`` marks padding steps, where λ is held at 1 so that no state moves: S_T is then each
+    row's state after its last real token. The backward is back-propagation through time by hand into a fresh
+    gradient tensor, so the saved tensors stay intact (``retain_graph`` and ``gradcheck`` work).
     """
 
     @staticmethod
-    def forward(ctx, x, W, b, U, s0):
-        H, P = _recurrence(x, W, b, U, s0)
-        ctx.save_for_backward(x, W, U, H, P)
-        return H
+    def forward(ctx, x, W, b, U, S0, h0=None, pad=None):
+        H, P, S = _recurrence(x, W, b, U, S0, h0, pad)
+        ctx.save_for_backward(x, W, U, H, P, h0)
+        return H, S
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, dH):
-        x, W, U, H, P = ctx.saved_tensors
+    def backward(ctx, dH, dS):
+        x, W, U, H, P, h0 = ctx.saved_tensors
         B, T, n1, d = P.shape
         dP = torch.empty_like(P)  # the gradients of the projections
-        d_s0 = H.new_zeros(d)
+        dS0 = torch.empty_like(dS)
+        dh0 = None if h0 is None else torch.empty_like(h0)
         for rows in _blocks(B, H.device):
             r = rows.stop - rows.start
-            dC = H.new_zeros(r, n1 - 1, d)  # dL/dc_t, carried from step t+1
+            dC = dS[rows].clone()  # dL/dc_t, carried from step t+1 (at t = T: what the final states get)
             dh = H.new_zeros(r, d)  # dL/dh_t through λ_{t+1}
             h_squared, dg, one_minus_g, da = (H.new_empty(r, d) for _ in range(4))
             for t in reversed(range(T)):
@@ -139,19 +149,23 @@ class RCNNFunction(torch.autograd.Function):
                 torch.mul(d_t[:, 0], dC[:, 0], out=dg)  # ∂c_t/∂λ = c_{t-1} - u = D_t
                 for i in range(1, n1 - 1):
                     dg.addcmul_(d_t[:, i], dC[:, i])
-                torch.mul(g, -1, out=one_minus_g).add_(1)
+                torch.mul(g, -1, out=one_minus_g).add_(1)  # 0 at padding: nothing flows into its inputs
                 du = torch.mul(dC, one_minus_g.unsqueeze(1), out=dp[:, 1:])  # dL/d(W_i x_t)
                 dC.sub_(du)  # λ dC: what reaches c_{t-1} directly
                 dC[:, :-1] += du[:, 1:]  # u^{(i)} reads c^{(i-1)}_{t-1}
                 dp[:, 0] = torch.mul(g, one_minus_g, out=da).mul_(dg)  # through σ
                 dh = _linear(da, U)  # da U^λᵀ
-            d_s0 += dC[:, -1].sum(dim=0)
+            dS0[rows] = dC
+            if dh0 is not None:
+                dh0[rows] = dh
         dP2 = dP.view(B * T, n1 * d)
         dA = dP2[:, :d]
         # dU = Σ_{b, t ≥ 1} h_{b,t-1}ᵀ da_{b,t}: the rows (b, t) shifted by one, less the pairs across questions
         dU = H.view(B * T, d)[:-1].T @ dA[1:] - H[:-1, -1].T @ dP[1:, 0, 0]
+        if h0 is not None:  # and t = 0 from the given h_0
+            dU += h0.T @ dP[:, 0, 0]
         dx = (dP2 @ W).view(B, T, -1) if ctx.needs_input_grad[0] else None
-        return dx, dP2.T @ x.reshape(B * T, -1), dP2.sum(dim=0), dU, d_s0
+        return dx, dP2.T @ x.reshape(B * T, -1), dP2.sum(dim=0), dU, dS0, dh0, None
 
 
 def _blocks(n_rows: int, device: torch.device) -> list[slice]:
@@ -187,28 +201,59 @@ class RCNN(nn.Module):
         b = torch.cat([self.b_gate.expand(d), zeros, self.bias])  # the output bias rides on W_n x_t (docstring)
         return W, b, self.U_gate.expand(d, d).contiguous()
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def _shifted(self, c: torch.Tensor) -> torch.Tensor:
+        """States c [B, n, d] as the fast path holds them: the last one plus the output bias."""
+        return torch.cat([c[:, :-1], c[:, -1:] + self.bias], dim=1)
+
+    def _recur(self, x: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None):
         check_right_padded(mask)
-        h = RCNNFunction.apply(x.contiguous(), *self._weights(), self.bias)
+        B, n, d = x.shape[0], self.config.order, self.output_dim
+        if state is None:
+            S0, h0 = self._shifted(x.new_zeros(B, n, d)), None
+        else:
+            if state.shape != (B, n + 1, d):
+                raise ValueError(f"state must be [B, n + 1, d] = {(B, n + 1, d)}, got {tuple(state.shape)}")
+            S0, h0 = self._shifted(state[:, :n]), state[:, n]
+        pad = None if bool(mask.all()) else ~mask
+        return RCNNFunction.apply(x.contiguous(), *self._weights(), S0.contiguous(), h0, pad)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        h, _ = self._recur(x, mask, None)
         return h * mask.unsqueeze(-1).to(h.dtype)
+
+    def run(self, x: torch.Tensor, mask: torch.Tensor,
+            state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(h [B, T, d], final state [B, n + 1, d])`` from ``state`` (zeros when None). A state is
+        c^{(1)}_t .. c^{(n)}_t and h_t; the final one is each row's after its last real token (the given one for
+        an empty row). Lei et al. §4.2's decoder starts from its encoder's final state."""
+        S, S_T = self._recur(x, mask, state)
+        n = mask.sum(dim=1)
+        h0 = x.new_zeros(x.shape[0], self.output_dim) if state is None else state[:, -1]
+        h_T = torch.where((n > 0).unsqueeze(1), last_state(S, mask), h0)
+        c_T = torch.cat([S_T[:, :-1], S_T[:, -1:] - self.bias], dim=1)
+        return S * mask.unsqueeze(-1).to(S.dtype), torch.cat([c_T, h_T.unsqueeze(1)], dim=1)
 
     @torch.no_grad()
     def decay(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """1 − λ_t [B, T, d], zeros at padding: the weight of x_t in the states (Lei et al. Figures 4, 5)."""
         check_right_padded(mask)
-        _, P = _recurrence(x.contiguous(), *self._weights(), self.bias)
+        S0 = self._shifted(x.new_zeros(x.shape[0], self.config.order, self.output_dim))
+        _, P, _ = _recurrence(x.contiguous(), *self._weights(), S0)
         return (1 - P[:, :, 0]) * mask.unsqueeze(-1).to(x.dtype)
 
 
-def rcnn_reference(model: RCNN, x: torch.Tensor, mask: torch.Tensor, *,
-                   decay: bool = False) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+def rcnn_reference(model: RCNN, x: torch.Tensor, mask: torch.Tensor, *, decay: bool = False,
+                   state: torch.Tensor | None = None, final_state: bool = False):
     """The slow twin: the equations above one step at a time with autograd, for any mask (a padding step
-    leaves every state unchanged); with ``decay=True`` also 1 − λ_t [B, T, d] (zeros at padding)."""
+    leaves every state unchanged), from ``state`` (c^{(1)} .. c^{(n)}, h; zeros when None). Returns h [B, T, d],
+    then 1 − λ_t [B, T, d] (zeros at padding) with ``decay=True``, then the final state [B, n + 1, d] with
+    ``final_state=True``."""
     B, T, _ = x.shape
     n, d = model.config.order, model.output_dim
     W = model.W_filter.view(n, d, -1)
-    h = x.new_zeros(B, d)
-    c = [x.new_zeros(B, d) for _ in range(n)]
+    if state is None:
+        state = x.new_zeros(B, n + 1, d)
+    c, h = list(state[:, :n].unbind(1)), state[:, n]
     out, decays = [], []
     for t in range(T):
         # a scalar gate ([B, 1]) broadcasts over the d dimensions
@@ -220,8 +265,12 @@ def rcnn_reference(model: RCNN, x: torch.Tensor, mask: torch.Tensor, *,
         h = torch.where(real, new_h, h)
         out.append(new_h * real.to(x.dtype))
         decays.append((1 - lam) * real.to(x.dtype))
-    h = torch.stack(out, dim=1)
-    return (h, torch.stack(decays, dim=1)) if decay else h
+    returned = [torch.stack(out, dim=1)]
+    if decay:
+        returned.append(torch.stack(decays, dim=1))
+    if final_state:
+        returned.append(torch.stack([*c, h], dim=1))
+    return returned[0] if len(returned) == 1 else tuple(returned)
 
 
 register("rcnn", RCNNConfig)(RCNN)

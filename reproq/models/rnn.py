@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from reproq.models import register
 
@@ -59,6 +60,7 @@ def reversal_index(mask: torch.Tensor) -> torch.Tensor:
 
 class _TorchRNN(nn.Module):
     kind: type[nn.RNNBase]
+    state_size: int  # vectors in a state: (c_t, h_t) or h_t
 
     def __init__(self, config):
         super().__init__()
@@ -86,16 +88,56 @@ class _TorchRNN(nn.Module):
         return h * mask.unsqueeze(-1).to(h.dtype)
 
 
+    def run(self, x: torch.Tensor, mask: torch.Tensor,
+            state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(h [B, T, d], final state [B, k, d])`` from ``state`` (zeros when None); a state is (c_t, h_t) for
+        the LSTM (k = 2) and h_t for the GRU (k = 1), the final one each row's after its last real token (the
+        given one for an empty row). One direction only: Lei et al. §4.2's encoder hands its final state to a
+        decoder. Runs on packed sequences, so that padding never moves a state."""
+        if self.rnn_reverse is not None:
+            raise ValueError("a bidirectional encoder has no single final state to hand on")
+        B, k, d = x.shape[0], self.state_size, self.config.hidden_dim
+        if state is None:
+            state = x.new_zeros(B, k, d)
+        elif state.shape != (B, k, d):
+            raise ValueError(f"state must be [B, {k}, d] = {(B, k, d)}, got {tuple(state.shape)}")
+        n = mask.sum(dim=1)
+        packed = pack_padded_sequence(x, n.clamp(min=1).cpu(), batch_first=True, enforce_sorted=False)
+        out, final = self.rnn(packed, self._to_torch(state))
+        h, _ = pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
+        final = torch.where((n > 0).view(B, 1, 1), self._from_torch(final), state)
+        return h * mask.unsqueeze(-1).to(h.dtype), final
+
+
 class LSTM(_TorchRNN):
     """``forward(x [B, T, E], mask [B, T]) -> h [B, T, d or 2d]`` with zeros at padding positions."""
 
     kind = nn.LSTM
+    state_size = 2  # (c_t, h_t)
+
+    @staticmethod
+    def _to_torch(state):
+        return state[:, 1].unsqueeze(0).contiguous(), state[:, 0].unsqueeze(0).contiguous()
+
+    @staticmethod
+    def _from_torch(final):
+        h, c = final
+        return torch.stack([c[0], h[0]], dim=1)
 
 
 class GRU(_TorchRNN):
     """``forward(x [B, T, E], mask [B, T]) -> h [B, T, d or 2d]`` with zeros at padding positions."""
 
     kind = nn.GRU
+    state_size = 1  # h_t
+
+    @staticmethod
+    def _to_torch(state):
+        return state[:, 0].unsqueeze(0).contiguous()
+
+    @staticmethod
+    def _from_torch(final):
+        return final[0].unsqueeze(1)
 
 
 def _lstm_step(x, h, c, w_ih, w_hh, b):
@@ -112,24 +154,31 @@ def _gru_step(x, h, c, w_ih, w_hh, b_ih, b_hh):
     return (1 - z) * n + z * h, c
 
 
-def rnn_reference(model: _TorchRNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def rnn_reference(model: _TorchRNN, x: torch.Tensor, mask: torch.Tensor, *, state: torch.Tensor | None = None,
+                  final_state: bool = False):
     """The slow twin: each row's real tokens through the gate equations one step at a time, forward (and,
-    when bidirectional, backward from the row's last real token), with ``model``'s weights."""
+    when bidirectional, backward from the row's last real token), with ``model``'s weights, from ``state``
+    (one direction: (c, h) for the LSTM, (h,) for the GRU; zeros when None). With ``final_state=True`` also
+    each row's state after its last real token, ``[B, k, d]``."""
     d = model.config.hidden_dim
     out = x.new_zeros(x.shape[0], x.shape[1], model.output_dim)
+    finals = []
     directions = [model.rnn] + ([model.rnn_reverse] if model.rnn_reverse is not None else [])
     for row in range(x.shape[0]):
         n = int(mask[row].sum())
         for k, rnn in enumerate(directions):
             w = {name: getattr(rnn, f"{name}_l0") for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}
             h = c = x.new_zeros(d)
+            if state is not None:
+                c, h = (state[row, 0], state[row, 1]) if isinstance(rnn, nn.LSTM) else (c, state[row, 0])
             for t in (range(n) if k == 0 else range(n - 1, -1, -1)):
                 if isinstance(rnn, nn.LSTM):
                     h, c = _lstm_step(x[row, t], h, c, w["weight_ih"], w["weight_hh"], w["bias_ih"] + w["bias_hh"])
                 else:
                     h, c = _gru_step(x[row, t], h, c, w["weight_ih"], w["weight_hh"], w["bias_ih"], w["bias_hh"])
                 out[row, t, k * d:(k + 1) * d] = h
-    return out
+        finals.append(torch.stack([c, h]) if isinstance(model.rnn, nn.LSTM) else h.unsqueeze(0))
+    return (out, torch.stack(finals)) if final_state else out
 
 
 register("lstm", LSTMConfig)(LSTM)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from reproq.models import encoder_config
 from reproq.models.question import QuestionEncoderConfig
 from reproq.profiles import QuestionRetrieval
+from reproq.question_retrieval.pretrain import PretrainConfig
 from reproq.question_retrieval.run import TrainConfig
 
 LEI_ENCODERS = ("lstm", "gru", "cnn", "rcnn")  # Lei et al. Table 3's rows
@@ -23,9 +24,10 @@ def _hidden(p: QuestionRetrieval, size: int) -> int:
 
 
 def lei_grid(p: QuestionRetrieval, encoder: str, *, pooling: str, fields: str = "title+body",
-             epochs: int | None = None) -> list[TrainConfig]:
+             epochs: int | None = None, pretrain: bool = False) -> list[TrainConfig]:
     """Lei et al.'s configurations of ``encoder`` for one pooling and fields setting: the profile's grid,
-    trained for the profile's epochs or ``epochs``."""
+    trained for the profile's epochs or ``epochs``; with ``pretrain``, each fine-tuned from an encoder pre-trained
+    as §4.2 (the profile's ``pretraining``) with the same learning rate, dropout and seed (footnote 7)."""
     widths = p.cnn_widths if encoder == "cnn" else (None,)
     configs = []
     for lr in p.lrs:
@@ -37,7 +39,8 @@ def lei_grid(p: QuestionRetrieval, encoder: str, *, pooling: str, fields: str = 
                 configs.append(TrainConfig(
                     encoder=encoder, encoder_settings=tuple(settings.items()), lr=lr, epochs=epochs or p.epochs,
                     patience=p.patience, max_train_queries=p.max_train_queries, max_body_len=p.max_body_len,
-                    question=QuestionEncoderConfig(pooling=pooling, fields=fields, dropout=dropout)))
+                    question=QuestionEncoderConfig(pooling=pooling, fields=fields, dropout=dropout),
+                    pretrain=PretrainConfig(**p.pretraining) if pretrain else None))
     return configs
 
 

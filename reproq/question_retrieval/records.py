@@ -146,3 +146,62 @@ def decay_records(provenance: Provenance, positions: Mapping[str, pd.DataFrame],
                                              paper="lei2016", table="Figure 5", dataset="askubuntu", split="dev+test",
                                              method=method, setting=f"field={field}",
                                              variant=f"position {int(row['position'])}", seeds=seeds)]
+
+
+def pretraining_curves(pretrained: Mapping[str, Sequence]) -> pd.DataFrame:
+    """Lei et al. Figure 3's data: per model, seed and pre-training epoch (0: untrained), the held-out perplexity and
+    the dev MRR (percent) of the untuned encoder's title states (``pretrained``: model -> its
+    :class:`~reproq.question_retrieval.pretrain.Pretrained` runs), and whether fine-tuning starts from that epoch."""
+    return pd.DataFrame([{"model": label, "seed": r.seed, "epoch": h["epoch"],
+                          "heldout perplexity": h["heldout_perplexity"], "dev MRR (%)": h["dev_MRR"] * 100,
+                          "kept": h["epoch"] == r.best_epoch}
+                         for label, runs in pretrained.items() for r in runs for h in r.history])
+
+
+def figure3(curves: pd.DataFrame, *, title: str, paper: pd.DataFrame | None = None):
+    """Lei et al. Figure 3 in the paper's styling: per model, held-out perplexity (dotted, left axis, log scale) and
+    dev MRR (solid, right axis) after each pre-training epoch, mean over seeds with the seeds' standard deviation as
+    vertical bars; ``paper`` (``reproq.results.paper_numbers`` rows) marks the paper's numbers, drawn only for
+    real data."""
+    import matplotlib.pyplot as plt
+
+    fig, ax_ppl = plt.subplots(figsize=(8, 4.5))
+    ax_mrr = ax_ppl.twinx()
+    summary = curves.groupby(["model", "epoch"])[["heldout perplexity", "dev MRR (%)"]].agg(["mean", "std"])
+    for i, model in enumerate(dict.fromkeys(curves["model"])):
+        color, rows = f"C{i}", summary.loc[model]
+        ax_ppl.errorbar(rows.index, rows[("heldout perplexity", "mean")], rows[("heldout perplexity", "std")],
+                        linestyle=":", marker="o", markersize=3, capsize=3, color=color, label=f"{model} perplexity")
+        ax_mrr.errorbar(rows.index, rows[("dev MRR (%)", "mean")], rows[("dev MRR (%)", "std")], linestyle="-",
+                        marker="s", markersize=3, capsize=3, color=color, label=f"{model} dev MRR")
+    if paper is not None:
+        for row in paper.itertuples():
+            ax, label = (ax_ppl, "perplexity") if row.metric == "perplexity" else (ax_mrr, "MRR")
+            ax.axhline(row.value, color="grey", linewidth=0.8, linestyle="--")
+            ax.annotate(f"paper: {row.method} {label} {row.value:g}", (0, row.value), fontsize=7, color="grey",
+                        xytext=(2, 2), textcoords="offset points")
+    ax_ppl.set(xlabel="pre-training epoch (0: untrained)", ylabel="held-out perplexity (dotted, log scale)",
+               yscale="log", title=title)
+    ax_mrr.set(ylabel="dev MRR (%) of the title states (solid)")
+    ax_ppl.xaxis.get_major_locator().set_params(integer=True)
+    handles = [h for ax in (ax_ppl, ax_mrr) for h in ax.get_legend_handles_labels()[0]]
+    ax_ppl.legend(handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.12, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def pretraining_records(pretrained: Mapping[str, Sequence], provenance: Provenance) -> list[Record]:
+    """Lei et al. Figure 3's numbers at the epoch fine-tuning starts from, one record per model, seed and metric:
+    held-out perplexity and dev MRR of the untuned encoder (method ``"<model> (pre-training only)"``, as the paper's
+    text names them)."""
+    records = []
+    for label, runs in pretrained.items():
+        for r in runs:
+            kept = r.history[r.best_epoch]
+            for split, metric, value in (("heldout", "perplexity", kept["heldout_perplexity"]),
+                                         ("dev", "MRR", kept["dev_MRR"])):
+                records += provenance.records({metric: value}, paper="lei2016", table="Figure 3", dataset="askubuntu",
+                                              split=split, method=f"{label} (pre-training only)", setting="-",
+                                              seeds=(r.seed,), wall_time_s=r.seconds,
+                                              config={"kept_epoch": r.best_epoch, "epochs": len(r.history) - 1})
+    return records

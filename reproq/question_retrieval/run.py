@@ -26,6 +26,7 @@ from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, Quest
 from reproq.question_retrieval.batches import (EncodedCorpus, TrainGroup, encode_corpus, training_batches,
                                                training_groups)
 from reproq.question_retrieval.evaluate import evaluate
+from reproq.question_retrieval.pretrain import PretrainConfig, pretrain_one
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, runs
 from reproq.train.loop import fit
@@ -54,11 +55,12 @@ class TrainConfig:
     epochs: int = 50  # qa/main.py --max_epoch 50
     patience: int = 15  # qa/main.py stops after 15 epochs without a better dev MRR
     max_train_queries: int | None = None  # a cheaper epoch: only this many query groups (None: all)
+    pretrain: PretrainConfig | None = None  # Lei et al. §4.2: start from a pre-trained encoder (None: random init)
 
     def label(self) -> str:
         settings = ", ".join(f"{k}={v}" for k, v in self.encoder_settings)
         return f"{self.encoder}({settings}) {self.question.pooling} {self.question.fields} lr={self.lr} " \
-               f"dropout={self.question.dropout}"
+               f"dropout={self.question.dropout}" + (" + pre-train" if self.pretrain else "")
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class Prepared:
     test: list[EvalQuery]
     synthetic: bool
     provenance: dict[str, str]
+    heldout: tuple[str, ...] = ()  # never trained on: pre-training's perplexity (Lei et al. Figure 3)
 
 
 def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> Prepared:
@@ -85,7 +88,7 @@ def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> Prepared
     return Prepared(vocab, embedding_matrix(vocab, words, vectors), idf_weights(vocab, documents),
                         encode_corpus(data.corpus, vocab, max_body_len=None),
                         training_groups(data.train, data.corpus, max_positives=max_positives),
-                        data.dev, data.test, data.synthetic, data.provenance)
+                        data.dev, data.test, data.synthetic, data.provenance, tuple(data.heldout))
 
 
 def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
@@ -116,11 +119,18 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
 def trained_model(data: Prepared, config: TrainConfig, seed: int, *, device: str = "auto",
                   checkpoint_root: Path | None = None, progress: bool = True) -> tuple[QuestionRanker, RunResult]:
     """:func:`run_one`, and the model it leaves: the weights of its best dev epoch, in eval mode (a finished run
-    under ``checkpoint_root`` is reused, as the notebooks' runs are)."""
+    under ``checkpoint_root`` is reused, as the notebooks' runs are). With ``config.pretrain`` the encoder is first
+    pre-trained with the same seed (:func:`~reproq.question_retrieval.pretrain.pretrain_one`, reused from its own
+    checkpoint) and fine-tuning starts from it; the generators are then seeded again, so that fine-tuning draws
+    what training from scratch with the same seed draws."""
     started = time.time()
     device = resolve_device(device)
+    start = None if config.pretrain is None else pretrain_one(data, config, seed, device=device,
+                                                              checkpoint_root=checkpoint_root, progress=progress)
     seed_everything(seed)
     model = build_model(data, config).to(device)
+    if start is not None:
+        model.question_encoder.encoder.encoder.load_state_dict(start.encoder)
     corpus = cut_corpus(data, config)
     encoder = model.question_encoder
     model.eval()

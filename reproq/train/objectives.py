@@ -33,6 +33,11 @@ def max_margin_loss(positive: torch.Tensor, negatives: torch.Tensor, negatives_m
     return torch.clamp(hardest - positive + margin, min=0.0).mean()
 
 
+def norm_penalty(model: torch.nn.Module) -> torch.Tensor:
+    """taolei87/rcnn's regulariser without its factor: Σ_θ ‖θ‖₂ (norms, not squared) over trainable parameters."""
+    return sum(p.norm(2) for p in model.parameters() if p.requires_grad)
+
+
 @dataclass(frozen=True)
 class MaxMarginObjective:
     """:func:`max_margin_loss` of the scores ``model(batch)`` returns, ``(positive [N], negatives [N, K],
@@ -45,9 +50,28 @@ class MaxMarginObjective:
     def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
         positive, negatives, mask = model(batch)
         loss = max_margin_loss(positive, negatives, mask, margin=self.margin)
-        if self.l2:
-            loss = loss + self.l2 * sum(p.norm(2) for p in model.parameters() if p.requires_grad)
-        return loss
+        return loss + self.l2 * norm_penalty(model) if self.l2 else loss
+
+
+@dataclass(frozen=True)
+class SequenceLikelihoodObjective:
+    """A conditional language model's loss: ``model(batch)`` gives the negative log-likelihood of every target
+    word ``[B, T]`` (zeros at padding) and the mask; the loss sums it over the words of each sequence, averages
+    over the batch, and adds ``l2 · Σ_θ ‖θ‖₂`` (taolei87/rcnn ``pt/main.py``: ``T.mean(nll)`` of per-question
+    sums, plus ``--l2_reg`` times the sum of the parameters' norms).
+
+    >>> class Uniform(torch.nn.Module):  # every word has probability 1/4; the second sequence has one word
+    ...     def forward(self, batch): return torch.log(torch.tensor(4.0)) * batch.float(), batch
+    >>> round(SequenceLikelihoodObjective(l2=0.0)(Uniform(), torch.tensor([[1, 1], [1, 0]])).item(), 4)
+    2.0794
+    """
+
+    l2: float = 1e-5  # taolei87/rcnn pt/main.py --l2_reg 0.00001
+
+    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+        nll, _ = model(batch)
+        loss = nll.sum(dim=1).mean()
+        return loss + self.l2 * norm_penalty(model) if self.l2 else loss
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,14 @@ import numpy as np
 import torch
 
 
-def resolve_device(device: str = "auto") -> torch.device:
-    """``"auto"`` is CUDA when present, else CPU; ``"cuda"`` without a GPU raises ValueError.
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """``"auto"`` is CUDA when present, else CPU; ``"cuda"`` without a GPU raises ValueError; a device already
+    resolved is checked the same way.
 
-    >>> resolve_device("cpu")
-    device(type='cpu')
+    >>> resolve_device("cpu"), resolve_device(torch.device("cpu"))
+    (device(type='cpu'), device(type='cpu'))
     """
+    device = str(device)
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device not in ("cpu", "cuda") and not device.startswith("cuda:"):

@@ -108,12 +108,64 @@ def test_rcnn_walks_rows_in_blocks_on_cpu_only(monkeypatch):
     assert rcnn._blocks(5, torch.device("cuda")) == [slice(0, 5)]  # a device object needs no GPU
 
 
-def test_rcnn_recurrence_passes_gradcheck():
+@pytest.mark.parametrize("with_state", [False, True])
+def test_rcnn_recurrence_passes_gradcheck(with_state):
     g = torch.Generator().manual_seed(0)
     B, T, E, n, d = 3, 5, 4, 2, 4
     inputs = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True)
-              for s in [(B, T, E), ((n + 1) * d, E), ((n + 1) * d,), (d, d), (d,)]]
-    assert torch.autograd.gradcheck(RCNNFunction.apply, inputs)
+              for s in [(B, T, E), ((n + 1) * d, E), ((n + 1) * d,), (d, d), (B, n, d), (B, d)]]
+    if not with_state:
+        inputs[-1] = None
+    pad = ~pad_batch([[1] * 5, [1] * 2, []])[1]  # a full row, a short one, an empty one
+    assert torch.autograd.gradcheck(lambda *a: RCNNFunction.apply(*a, pad), inputs)
+
+
+RUN_REFERENCES = {"rcnn": rcnn_reference, "lstm": rnn_reference, "gru": rnn_reference}
+
+
+@pytest.mark.parametrize("name", sorted(RUN_REFERENCES))
+@pytest.mark.parametrize("with_state", [False, True])
+@pytest.mark.parametrize("lengths", [[1], [7, 3, 1, 0], [2, 9, 5]])
+def test_run_from_a_state_to_the_last_state_agrees_with_slow_twin(name, with_state, lengths):
+    """What an encoder-decoder needs (Lei et al. §4.2): start from a given state, end with each row's state after
+    its last real token, in values and gradients."""
+    torch.manual_seed(1)
+    model = small(name).double()
+    for p in model.parameters():
+        torch.nn.init.uniform_(p, -0.6, 0.6) if p.requires_grad else None
+    x, mask = batch(lengths, dtype=torch.float64, seed=2)
+    x.requires_grad_(True)
+    k = {"rcnn": model.config.order + 1 if name == "rcnn" else 0, "lstm": 2, "gru": 1}[name]
+    state = torch.randn(len(lengths), k, model.output_dim, dtype=torch.float64, requires_grad=True) \
+        if with_state else None
+    h, final = model.run(x, mask, state)
+    h_slow, final_slow = RUN_REFERENCES[name](model, x, mask, state=state, final_state=True)
+    assert final.shape == (len(lengths), k, model.output_dim)
+    torch.testing.assert_close(h, h_slow, rtol=1e-10, atol=1e-12)
+    torch.testing.assert_close(final, final_slow, rtol=1e-10, atol=1e-12)
+    inputs = [x, *(p for p in model.parameters() if p.requires_grad), *([state] if with_state else [])]
+    weights = torch.randn_like(h), torch.randn_like(final)
+    grads = [torch.autograd.grad((a * weights[0]).sum() + (b * weights[1]).sum(), inputs)
+             for a, b in ((h, final), (h_slow, final_slow))]
+    for fast, slow in zip(*grads):
+        torch.testing.assert_close(fast, slow, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize("name", sorted(RUN_REFERENCES))
+def test_final_state_is_the_state_after_the_last_real_token(name):
+    torch.manual_seed(0)
+    model = small(name).eval()
+    x, mask = batch([6, 2, 4])
+    _, together = model.run(x, mask)
+    for row, n in enumerate([6, 2, 4]):
+        h, alone = model.run(x[row:row + 1, :n], mask[row:row + 1, :n])
+        torch.testing.assert_close(together[row:row + 1], alone, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(alone[0, -1], h[0, -1])  # the last vector of a state is h
+
+
+def test_run_refuses_a_bidirectional_encoder():
+    with pytest.raises(ValueError, match="bidirectional"):
+        small("lstm", bidirectional=True).run(*batch([3]))
 
 
 def test_rcnn_refuses_left_padding():

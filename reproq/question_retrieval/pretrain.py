@@ -1,0 +1,185 @@
+"""Lei et al. (2016) §4.2 and Figure 3: pre-training a question encoder on the whole corpus, before fine-tuning.
+
+The encoder is trained as the encoder of an encoder–decoder (:mod:`reproq.models.encoder_decoder`) that
+generates a question's title from a context: the title itself, the body, or the title or body of a question
+marked similar to it. Where the paper is silent this follows taolei87/rcnn ``pt/main.py`` and ``pt/myio.py``:
+
+- the pairs (context question, title question) of an epoch are every question with itself (auto-encoding)
+  and both directions of every user-marked similar pair of the training file (queries with 1 to 10 similar
+  questions, as for fine-tuning), shuffled; each batch of pairs is two updates, one with the titles as
+  contexts and one with the bodies (``--use_title 1 --use_body 1``); 256 pairs a batch;
+- the same learning rate and dropout as fine-tuning (footnote 7), Adam, the same L2 term, up to 40 epochs,
+  stopping after 15 without a better score. The released code saves a model each time dev MRR improves; we keep
+  the epoch of the lowest held-out perplexity, the pre-training objective's own validation, so that no label of
+  the retrieval task chooses the pre-trained encoder, and so that an encoder whose title states never beat the
+  untrained ones on dev (Figure 3 shows that this happens early on) is still the pre-trained one;
+- after each epoch (Figure 3): the *perplexity* of the titles of the held-out questions (``heldout.txt``,
+  never trained on) given their bodies, exp of the mean negative log-likelihood per real title word, and the
+  dev MRR of the untuned encoder, ranking by the cosine of the last hidden states of the titles.
+
+:func:`pretrain_one` is called by ``run.run_one`` for a configuration with ``pretrain`` set (the fine-tuning
+starts from its encoder); one pre-training serves every fine-tuning configuration that shares its network,
+learning rate, dropout and seed (Table 4's mean and last pooling), through its checkpoint.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from reproq.data.batching import pad_batch
+from reproq.models import build_encoder
+from reproq.models.embedding import TokenEncoder, WordEmbedding
+from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
+from reproq.models.question import QuestionEncoder, QuestionEncoderConfig
+from reproq.question_retrieval.batches import EncodedCorpus
+from reproq.question_retrieval.evaluate import evaluate
+from reproq.train import callbacks as cb
+from reproq.train import checkpoint
+from reproq.train.loop import fit
+from reproq.train.objectives import SequenceLikelihoodObjective
+from reproq.train.runtime import resolve_device, seed_everything
+
+CONTEXTS = ("title", "body")
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """What pre-training adds to a fine-tuning configuration (whose network, learning rate, dropout, L2, body
+    length and IDF weights it shares); defaults are taolei87/rcnn ``pt/main.py``'s."""
+
+    epochs: int = 40  # pt/main.py --max_epoch 40
+    patience: int = 15  # pt/main.py: stops after 15 epochs without a better dev MRR (here: held-out perplexity)
+    batch_size: int = 256  # pt/main.py --batch_size 256 (pairs a batch)
+    contexts: tuple[str, ...] = CONTEXTS  # Lei et al. §4.2 (a) the title, (b) the body; --use_title/--use_body 1
+    similar_pairs: bool = True  # §4.2 (c) the title/body of a similar question; --use_anno 1
+    max_pairs: int | None = None  # a cheaper epoch: only this many pairs (None: all)
+
+    def __post_init__(self):
+        if not self.contexts or set(self.contexts) - set(CONTEXTS):
+            raise ValueError(f"contexts must be a non-empty subset of {CONTEXTS}, got {self.contexts!r}")
+
+
+@dataclass(frozen=True)
+class Pretrained:
+    """A finished pre-training: its history (epoch 0 = untrained: loss, ``heldout_perplexity``, ``dev_MRR`` ...),
+    the epoch kept, and the encoder's weights at that epoch."""
+
+    seed: int
+    history: list[dict]
+    best_epoch: int
+    encoder: dict[str, torch.Tensor]  # the sequence encoder's state dict
+    key: str
+    seconds: float
+
+
+def title_pairs(groups, corpus: EncodedCorpus, *, heldout: Sequence[str], similar_pairs: bool = True
+                ) -> list[tuple[str, str]]:
+    """(context question, title question) pairs: every question with itself and, with ``similar_pairs``, both
+    directions of every (query, similar) pair of the training ``groups``; never a held-out question, never an
+    empty title (nothing to generate). Sorted, so that an epoch's order depends on its seed alone."""
+    barred = set(heldout)
+    pairs = {(q, q) for q in corpus.titles}
+    if similar_pairs:
+        pairs |= {pair for g in groups for p in g.positives for pair in ((g.query, p), (p, g.query))}
+    return sorted((a, b) for a, b in pairs if a not in barred and b not in barred and corpus.titles.get(b)
+                  and a in corpus.titles)
+
+
+def title_batches(pairs: Sequence[tuple[str, str]], corpus: EncodedCorpus, *, contexts: Sequence[str], epoch: int,
+                  seed: int, batch_size: int, max_pairs: int | None = None) -> Iterator[TitleBatch]:
+    """One epoch: the pairs in an order drawn from ``(seed, epoch)`` (its first ``max_pairs``), ``batch_size``
+    a batch, each batch once per context field."""
+    order = np.random.default_rng([seed, epoch]).permutation(len(pairs))[:max_pairs]
+    for start in range(0, len(order), batch_size):
+        chunk = [pairs[i] for i in order[start:start + batch_size]]
+        title = pad_batch([corpus.titles[b] for _, b in chunk])
+        for field in contexts:
+            texts = corpus.titles if field == "title" else corpus.bodies
+            yield TitleBatch(*pad_batch([texts[a] for a, _ in chunk]), *title)
+
+
+def heldout_perplexity(model: EncoderDecoder, corpus: EncodedCorpus, heldout: Sequence[str], *, device,
+                       batch_size: int = 256) -> float:
+    """exp of the mean NLL per real title word of the held-out questions, given their bodies (eval mode is the
+    caller's business). Questions with an empty title have no word to count and are left out."""
+    ids = sorted((q for q in heldout if corpus.titles.get(q)), key=lambda q: len(corpus.bodies[q]))
+    if not ids:
+        raise ValueError("no held-out question with a title in the corpus: perplexity needs at least one")
+    total, words = 0.0, 0
+    with torch.no_grad():
+        for start in range(0, len(ids), batch_size):
+            chunk = ids[start:start + batch_size]
+            batch = TitleBatch(*pad_batch([corpus.bodies[q] for q in chunk]),
+                               *pad_batch([corpus.titles[q] for q in chunk])).to(device)
+            nll, mask = model(batch)
+            total, words = total + float(nll.double().sum()), words + int(mask.sum())
+    return float(np.exp(total / words))
+
+
+def title_encoder(model: EncoderDecoder) -> QuestionEncoder:
+    """The pre-trained encoder as Figure 3 evaluates it: the last hidden state of the title, cosine scores."""
+    config = QuestionEncoderConfig(pooling="last", fields="title", dropout=0.0)
+    return QuestionEncoder(TokenEncoder(model.embedding, model.encoder), config)
+
+
+def build_encoder_decoder(data, config) -> EncoderDecoder:
+    """The encoder–decoder for the fine-tuning configuration ``config`` (``run.TrainConfig``) on ``data``."""
+    settings = dict(input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
+    embedding = WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if
+                              config.idf_reweight else None, dropout=config.question.dropout)
+    return EncoderDecoder(embedding, build_encoder(config.encoder, **settings),
+                          build_encoder(config.encoder, **settings), dropout=config.question.dropout)
+
+
+def pretraining_key(data, config, seed: int) -> str:
+    """What a pre-training's checkpoint belongs to: data, the network and what it shares with fine-tuning
+    (not the pooling, fields or fine-tuning budget, which it does not depend on), its own settings, seed, code."""
+    shared = {k: v for k, v in asdict(config).items()
+              if k in ("encoder", "encoder_settings", "lr", "l2", "max_body_len", "max_title_len", "idf_reweight",
+                       "pretrain")}
+    shared["dropout"] = config.question.dropout
+    return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab), "pretraining": True}, shared, seed)
+
+
+def pretrain_one(data, config, seed: int, *, device: str = "auto", checkpoint_root: Path | None = None,
+                 progress: bool = True) -> Pretrained:
+    """Pre-train the encoder of ``config`` (``run.TrainConfig`` with ``pretrain`` set) with one seed on
+    ``data`` (``run.Prepared``); a finished or interrupted run under ``checkpoint_root`` is resumed."""
+    from reproq.question_retrieval.run import cut_corpus  # run imports this module
+
+    if config.pretrain is None:
+        raise ValueError("config.pretrain is None: nothing to pre-train")
+    p = config.pretrain
+    started = time.time()
+    device = resolve_device(device)
+    seed_everything(seed)
+    model = build_encoder_decoder(data, config).to(device)
+    corpus = cut_corpus(data, config)
+    pairs = title_pairs(data.groups, corpus, heldout=data.heldout, similar_pairs=p.similar_pairs)
+    optimizer = torch.optim.Adam([q for q in model.parameters() if q.requires_grad], lr=config.lr)
+    callbacks = [
+        cb.Evaluate(lambda m: {"perplexity": heldout_perplexity(m, corpus, data.heldout, device=device)}, "heldout_"),
+        cb.Evaluate(lambda m: evaluate(title_encoder(m), corpus, data.dev, device=device)),
+        cb.KeepBest("heldout_perplexity", mode="min"),
+        cb.EarlyStopping("heldout_perplexity", patience=p.patience, mode="min"),
+        cb.ProgressBar(p.epochs, desc=f"pre-train {config.encoder} seed {seed}", metric="heldout_perplexity",
+                       disable=not progress)]
+    key = pretraining_key(data, config, seed)
+
+    def batches(epoch: int):
+        for batch in title_batches(pairs, corpus, contexts=p.contexts, epoch=epoch, seed=seed,
+                                   batch_size=p.batch_size, max_pairs=p.max_pairs):
+            yield batch.to(device)
+
+    state = fit(model, SequenceLikelihoodObjective(l2=config.l2), optimizer, batches, epochs=p.epochs,
+                callbacks=callbacks, fingerprint=key,
+                checkpoint_dir=None if checkpoint_root is None else Path(checkpoint_root) / key[:16])
+    prefix = "encoder."
+    encoder = {k[len(prefix):]: v for k, v in state.best["model"].items() if k.startswith(prefix)}
+    return Pretrained(seed, state.history, state.best["epoch"], encoder, key, time.time() - started)
