@@ -205,3 +205,33 @@ def pretraining_records(pretrained: Mapping[str, Sequence], provenance: Provenan
                                               seeds=(r.seed,), wall_time_s=r.seconds,
                                               config={"kept_epoch": r.best_epoch, "epochs": len(r.history) - 1})
     return records
+
+
+def pretraining_gain(records: Sequence[Record], models: Sequence[str], *, table: str,
+                     metrics: Sequence[str] = ("MAP", "MRR")) -> pd.DataFrame:
+    """Lei et al.'s question, "does pre-training help, and by how much?": per model, pooling, split and metric, the
+    mean over seeds from scratch and fine-tuned from the pre-trained encoder (methods ``m`` and ``m+pretrain``), and
+    their difference paired by seed with its 95 % t interval (:func:`reproq.results.paired_difference`), percent."""
+    from reproq.results import paired_difference
+
+    rows = []
+    settings = dict.fromkeys(r.setting for r in records if r.table == table)
+    for model in models:
+        for setting in settings:
+            for split in ("dev", "test"):
+                for metric in metrics:
+                    where = dict(table=table, setting=setting, split=split)
+                    try:
+                        gap = paired_difference(records, f"{model}+pretrain", model, metric=metric, **where)
+                    except ValueError:  # this model was not trained with this pooling
+                        continue
+                    mean = {m: np.mean([r.value for r in records if r.method == m and r.metric == metric and
+                                        all(getattr(r, k) == v for k, v in where.items())]) * 100
+                            for m in (model, f"{model}+pretrain")}
+                    low, high = gap.interval
+                    rows.append({"model": model, "setting": setting, "split": split, "metric": metric,
+                                 "from scratch": mean[model], "+ pre-train": mean[f"{model}+pretrain"],
+                                 "difference": gap.mean * 100, "95% low": low * 100, "95% high": high * 100,
+                                 "seeds": gap.n, "pre-training": "helps" if low > 0 else "hurts" if high < 0 else
+                                 "no difference shown"})
+    return pd.DataFrame(rows).round(2)
