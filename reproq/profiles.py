@@ -59,6 +59,7 @@ class AnswerSelection:
 @dataclass(frozen=True)
 class Benchmarks:
     encoders: dict  # reproq.bench.encoders: questions per batch, title and body tokens, repeats
+    pretraining: dict  # reproq.bench.pretraining: pairs per step, title and context words, repeats (vocabulary)
     answer_ranking: dict  # reproq.bench.answer_ranking: ranker sizes, batch size, warm-up and timed batches
 
 
@@ -96,6 +97,7 @@ PROFILES = {
                    for s in ("train", "train-all", "semeval2016", "wikiqa")},
             w2v_epochs=1, limit=12),
         bench=Benchmarks(encoders=dict(questions=8, title_len=5, body_len=12, repeats=1),
+                         pretraining=dict(pairs=4, title_len=3, body_len=6, repeats=1, vocabulary=500),
                          answer_ranking=dict(projection_dim=16, hidden_dim=16, mlp_dim=16, batch_size=32, warmup=1,
                                              timed=2))),
     "cpu": Profile(
@@ -122,6 +124,8 @@ PROFILES = {
                    "wikiqa": {"epochs": 6, "batch_size": 64}}),
         # the encoder benchmark's batch is a realistic training batch: 40 query groups x 22 questions
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
+                         # a quarter of pt/main.py's 256 pairs: the full softmax over 100K words is 1 GB at 64
+                         pretraining=dict(pairs=64, title_len=10, body_len=100, repeats=5),
                          answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=20))),
     "paper": Profile(
         "paper", synthetic=dict(n_questions=60_000, n_intents=12_000, n_train_queries=12_000, n_dev_queries=200,
@@ -138,6 +142,7 @@ PROFILES = {
                    "wikiqa": {"epochs": 25}},
             w2v_epochs=20, grid=TAY_GRID),
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
+                         pretraining=dict(pairs=256, title_len=10, body_len=100, repeats=5),  # pt/main.py --batch_size
                          answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=None))),
 }
 

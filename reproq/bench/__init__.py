@@ -4,9 +4,13 @@ as ratios against a reference measured in the same run — never a timed test.""
 from __future__ import annotations
 
 import platform
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import torch
+
+from reproq.atomic import write_text
 
 
 def cpu_name() -> str:
@@ -23,3 +27,32 @@ def cpu_capability() -> str:
     """The vector instructions torch's CPU kernels use here (``"AVX2"``, ``"AVX512"``, …): ratios against
     ``torch.nn.LSTM`` move with it."""
     return torch.backends.cpu.get_cpu_capability()
+
+
+def seconds(step: Callable[[], object], device: torch.device) -> float:
+    """Wall seconds of one ``step()``, waiting for a GPU to finish its queued work before and after."""
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
+def interleaved(steps: Mapping[str, Callable[[], object]], repeats: int, device: torch.device) -> dict[str, list[float]]:
+    """Every step once to warm up, then ``repeats`` rounds of one timed call of each step in turn: a change in the
+    machine's load falls on all alike, and ratios taken within the run survive it better than absolute times."""
+    for step in steps.values():
+        step()
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            times[name].append(seconds(step, device))
+    return times
+
+
+def write_rows_csv(path: Path, rows: list[dict], formats: Mapping[str, str]) -> None:
+    """The benchmark's rows as CSV (atomically): one column per key of ``formats``, formatted with its spec."""
+    lines = [",".join(formats)] + [",".join(format(row[k], spec) for k, spec in formats.items()) for row in rows]
+    write_text(Path(path), "\n".join(lines) + "\n")

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import os
 import statistics
-import time
+from functools import partial
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from reproq.atomic import write_json, write_text
-from reproq.bench import cpu_capability, cpu_name
+from reproq.atomic import write_json
+from reproq.bench import cpu_capability, cpu_name, interleaved, write_rows_csv
 from reproq.models import build_encoder, count_parameters
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
@@ -57,15 +57,9 @@ def _models(device) -> dict[str, nn.Module]:
     return {k: m.to(device) for k, m in models.items()}
 
 
-def _step(model, batches, device) -> float:
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    start = time.perf_counter()
-    loss = sum(model(x, mask).sum() for x, mask in batches)
-    loss.backward()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    return time.perf_counter() - start
+def _step(model, batches) -> None:
+    model.zero_grad(set_to_none=True)
+    sum(model(x, mask).sum() for x, mask in batches).backward()
 
 
 def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
@@ -82,13 +76,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     batches = [(torch.randn(n_questions, t, 200, device=device), torch.ones(n_questions, t, dtype=torch.bool,
                 device=device)) for t in (title_len, body_len)]
     load_before = os.getloadavg()
-    times: dict[str, list[float]] = {name: [] for name in models}
-    for name, model in models.items():  # warm-up (allocator, kernels)
-        _step(model, batches, device)
-    for _ in range(repeats):
-        for name, model in models.items():
-            model.zero_grad(set_to_none=True)
-            times[name].append(_step(model, batches, device))
+    times = interleaved({name: partial(_step, model, batches) for name, model in models.items()}, repeats, device)
     rows = [{"model": name, "parameters": count_parameters(models[name]),
              "seconds_per_batch": statistics.median(t), "questions_per_s": n_questions / statistics.median(t),
              "repeats": t} for name, t in times.items()]
@@ -106,8 +94,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
         "rows": rows,
     }
     write_json(out_path, result)
-    header = "model,parameters,seconds_per_batch,questions_per_s,relative_to_torch_lstm\n"
-    write_text(Path(out_path).with_suffix(".csv"), header + "".join(
-        f"{r['model']},{r['parameters']},{r['seconds_per_batch']:.4f},{r['questions_per_s']:.1f},"
-        f"{r['relative_to_torch_lstm']:.3f}\n" for r in rows))
+    write_rows_csv(Path(out_path).with_suffix(".csv"), rows, {
+        "model": "", "parameters": "d", "seconds_per_batch": ".4f", "questions_per_s": ".1f",
+        "relative_to_torch_lstm": ".3f"})
     return result
