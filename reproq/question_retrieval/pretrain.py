@@ -19,7 +19,10 @@ marked similar to it. Where the paper is silent this follows taolei87/rcnn ``pt/
 
 :func:`pretrain_one` is called by ``run.run_one`` for a configuration with ``pretrain`` set (the fine-tuning
 starts from its encoder); one pre-training serves every fine-tuning configuration that shares its network,
-learning rate, dropout and seed (Table 4's mean and last pooling), through its checkpoint.
+learning rate, dropout and seed (Table 4's mean and last pooling), through its checkpoint. With
+``PretrainConfig(released=True)`` it pre-trains nothing and hands on the authors' released RCNN instead
+(:mod:`reproq.data.rcnn_checkpoint`: d = 400, order 2, 200-d inputs; its word ids are theirs, so it is a starting
+point only on the real corpus with the real vectors).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class PretrainConfig:
     contexts: tuple[str, ...] = CONTEXTS  # Lei et al. §4.2 (a) the title, (b) the body; --use_title/--use_body 1
     similar_pairs: bool = True  # §4.2 (c) the title/body of a similar question; --use_anno 1
     max_pairs: int | None = None  # a cheaper epoch: only this many pairs (None: all)
+    released: bool = False  # no pre-training here: start from the authors' released RCNN (taolei87/rcnn)
 
     def __post_init__(self):
         if not self.contexts or set(self.contexts) - set(CONTEXTS):
@@ -156,6 +160,8 @@ def pretrain_one(data, config, seed: int, *, device: str = "auto", checkpoint_ro
     if config.pretrain is None:
         raise ValueError("config.pretrain is None: nothing to pre-train")
     p = config.pretrain
+    if p.released:
+        return _released(data, config, seed)
     started = time.time()
     device = resolve_device(device)
     seed_everything(seed)
@@ -183,3 +189,16 @@ def pretrain_one(data, config, seed: int, *, device: str = "auto", checkpoint_ro
     prefix = "encoder."
     encoder = {k[len(prefix):]: v for k, v in state.best["model"].items() if k.startswith(prefix)}
     return Pretrained(seed, state.history, state.best["epoch"], encoder, key, time.time() - started)
+
+
+def _released(data, config, seed: int) -> Pretrained:
+    """The authors' released RCNN as the starting point, if ``config`` builds the same network."""
+    from reproq.data.rcnn_checkpoint import load_checkpoint, load_rcnn
+
+    theirs = load_rcnn(load_checkpoint())
+    ours = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
+    if config.encoder != "rcnn" or ours.config != theirs.config:
+        raise ValueError(f"the authors' released encoder is an RCNN with {theirs.config}; this configuration builds "
+                         f"{config.encoder} with {ours.config}: set encoder='rcnn' and those sizes to start from it")
+    key = checkpoint.key({"released": "taolei87/rcnn"}, seed)
+    return Pretrained(seed, [], 0, {k: v.detach().clone() for k, v in theirs.state_dict().items()}, key, 0.0)

@@ -6,6 +6,7 @@ import math
 import warnings
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import torch
 
@@ -154,3 +155,17 @@ def test_one_pretraining_serves_both_poolings_and_fine_tuning_starts_from_it(dat
 def test_pretrain_config_refuses_unknown_contexts():
     with pytest.raises(ValueError, match="contexts"):
         pt.PretrainConfig(contexts=("answer",))
+
+
+def test_the_authors_released_rcnn_can_be_the_starting_point(data, real_data):
+    real_data("rcnn-checkpoint", "code/rationale/ubuntu/pre-trained/rcnn_lr0.001_d400_dr0.1.pkl.gz")
+    from reproq.data.rcnn_checkpoint import load_checkpoint, load_rcnn
+
+    released = replace(PRETRAIN, released=True)
+    wide = replace(data, vectors=np.zeros((len(data.vocab), 200), dtype=np.float32))  # their 200-d inputs
+    cfg = config(encoder_settings=(("hidden_dim", 400),), pretrain=released)
+    start = pt.pretrain_one(wide, cfg, seed=1, device="cpu", progress=False)
+    theirs = load_rcnn(load_checkpoint()).state_dict()
+    assert start.history == [] and all(torch.equal(start.encoder[k], theirs[k]) for k in theirs)
+    with pytest.raises(ValueError, match="released encoder is an RCNN"):
+        pt.pretrain_one(wide, config(pretrain=released), seed=1, device="cpu", progress=False)  # d = 6
