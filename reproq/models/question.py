@@ -77,6 +77,13 @@ class QuestionEncoder(nn.Module):
         return v / (v.norm(dim=-1, keepdim=True) + 1e-8)
 
 
+def pair_scores(v: torch.Tensor, batch: RankingBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(positive [N], negatives [N, K], mask [N, K])``: the cosines of the batch's training pairs, from the unit
+    vectors ``v [Q, D]`` of its questions."""
+    query, positive, negatives = v[batch.pairs[:, 0]], v[batch.pairs[:, 1]], v[batch.pairs[:, 2:]]
+    return (query * positive).sum(-1), torch.einsum("nd,nkd->nk", query, negatives), batch.negatives_mask
+
+
 class QuestionRanker(nn.Module):
     """Cosine scores of training pairs: ``forward(batch) -> (positive [N], negatives [N, K], mask [N, K])``,
     the contract of :class:`reproq.train.objectives.MaxMarginObjective`."""
@@ -86,6 +93,4 @@ class QuestionRanker(nn.Module):
         self.question_encoder = question_encoder
 
     def forward(self, batch: RankingBatch):
-        v = self.question_encoder(batch.title, batch.title_mask, batch.body, batch.body_mask)  # (Q, D)
-        query, positive, negatives = v[batch.pairs[:, 0]], v[batch.pairs[:, 1]], v[batch.pairs[:, 2:]]
-        return ((query * positive).sum(-1), torch.einsum("nd,nkd->nk", query, negatives), batch.negatives_mask)
+        return pair_scores(self.question_encoder(batch.title, batch.title_mask, batch.body, batch.body_mask), batch)

@@ -54,6 +54,21 @@ class MaxMarginObjective:
 
 
 @dataclass(frozen=True)
+class DomainAdversarialObjective:
+    """Smolyakov & Srikant Eq. 2 in one backward pass: the max-margin loss of the source pairs plus the domain
+    classifier's binary cross entropy; ``model(batch)`` gives ``(positive, negatives, mask, domain logits, domain)``
+    and reverses the gradient between its encoder and its classifier, so that minimising this sum trains the
+    classifier to tell the domains apart and the encoder (scaled by λ) to blur them."""
+
+    margin: float = 0.4  # Smolyakov & Srikant Tables 3 and 4: loss margin 0.4
+
+    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+        positive, negatives, mask, logits, domain = model(batch)
+        return (max_margin_loss(positive, negatives, mask, margin=self.margin)
+                + torch.nn.functional.binary_cross_entropy_with_logits(logits, domain))
+
+
+@dataclass(frozen=True)
 class SequenceLikelihoodObjective:
     """A conditional language model's loss: ``model(batch)`` gives the negative log-likelihood of every target
     word ``[B, T]`` (zeros at padding) and the mask; the loss sums it over the words of each sequence, averages
