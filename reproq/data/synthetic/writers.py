@@ -1,0 +1,144 @@
+"""The stand-in's files, in the upstream formats of taolei87/askubuntu and jiangfeng1124/Android, and the cache
+that generates each config once (see :mod:`reproq.data.synthetic`)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from reproq import paths
+from reproq.baselines.bm25 import BM25, BM25Config
+from reproq.data.synthetic.config import COMPLETE, DOMAINS, GENERATOR_VERSION, SyntheticConfig, config_id
+from reproq.data.synthetic.text import Lexicon, lexicon, questions
+
+
+def _write_text(path: Path, lines: list[str]) -> None:
+    """Write lines; gzip when ``.gz``: no mtime and no name in the header (byte-identical runs), level 1
+    (random vectors hardly compress; level 9 would take seconds)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(line + "\n" for line in lines).encode()
+    if path.suffix == ".gz":
+        with open(path, "wb") as raw, gzip.GzipFile("", "wb", 1, raw, mtime=0) as gz:
+            gz.write(data)
+    else:
+        path.write_bytes(data)
+
+
+def _corpus(c: SyntheticConfig, lex: Lexicon):
+    """Ids, tokens, intents, per-intent members, corpus lines and possible queries of one domain."""
+    rng = np.random.default_rng([c.seed, 1 + DOMAINS.index(c.domain)])  # one stream per domain
+    titles, bodies, intent_of, phrases = questions(c, lex, rng)
+    # sorted random post ids, like the real dump: an id says nothing about its intent
+    ids = [str(i) for i in np.sort(rng.choice(np.arange(1, 60 * c.n_questions), c.n_questions, replace=False))]
+    members: dict[int, list[int]] = {}
+    for q, intent in enumerate(intent_of.tolist()):
+        members.setdefault(intent, []).append(q)
+    lines = [f"{i}\t{' '.join(t)}\t{' '.join(b)}" for i, t, b in zip(ids, titles, bodies)]
+    # the possible queries: every question with at least one duplicate, in random order
+    queries = rng.permutation([q for q, i in enumerate(intent_of.tolist()) if len(members[i]) > 1]).tolist()
+    return rng, ids, titles, bodies, intent_of, members, lines, queries, phrases
+
+
+def key_phrases(config: SyntheticConfig) -> dict[str, tuple[str, ...]]:
+    """The key phrase each question of ``config``'s stand-in carries, by question id (empty without key phrases):
+    what an oracle that knows the planted structure would match on."""
+    if not config.key_phrase_len:
+        return {}
+    _, ids, _, _, intent_of, _, _, _, phrases = _corpus(config, lexicon(config))
+    return {i: tuple(phrases[k]) for i, k in zip(ids, intent_of.tolist())}
+
+
+def write_askubuntu(root: Path, config: SyntheticConfig) -> None:
+    """Write the AskUbuntu files under ``root/askubuntu/`` in taolei87/askubuntu's formats."""
+    if config.domain != "askubuntu":
+        raise ValueError(f"write_askubuntu needs a config with domain='askubuntu', got {config.domain!r}")
+    c, lex, out = config, lexicon(config), Path(root) / "askubuntu"
+    rng, ids, titles, bodies, intent_of, members, lines, queries, _ = _corpus(c, lex)
+    _write_text(out / "text_tokenized.txt.gz", lines)
+    dev, test = queries[:c.n_dev_queries], queries[c.n_dev_queries:c.n_dev_queries + c.n_test_queries]
+    # held out from training only: like the real heldout.txt, some are dev/test candidates
+    held = rng.permutation(sorted(set(range(len(ids))) - set(dev + test)))[:c.n_heldout].tolist()
+    _write_text(out / "heldout.txt", [ids[q] for q in held])
+
+    bm25 = BM25(BM25Config(k1=1.2, b=0.75)).fit([t + b for t, b in zip(titles, bodies)])
+    for name, split in (("dev.txt", dev), ("test.txt", test)):
+        rows = []
+        for q in split:
+            scores = bm25.scores(titles[q] + bodies[q])
+            scores[q] = -np.inf  # a question is not its own candidate
+            top = np.argsort(-scores, kind="stable")[:c.n_candidates]
+            similar = [ids[d] for d in top if intent_of[d] == intent_of[q]]
+            rows.append("\t".join([ids[q], " ".join(similar), " ".join(ids[d] for d in top),
+                                   " ".join(str(np.float32(scores[d])) for d in top)]))
+        _write_text(out / name, rows)
+
+    barred = np.zeros(len(ids), dtype=bool)  # train lines never mention dev/test queries or held-out ids
+    barred[dev + test + held] = True
+    rows = []
+    for q in queries[c.n_dev_queries + c.n_test_queries:]:
+        partners = [d for d in members[int(intent_of[q])] if d != q and not barred[d]]
+        if barred[q] or not partners:
+            continue
+        similar = rng.permutation(partners)[:int(rng.integers(1, c.max_train_similar + 1))].tolist()
+        allowed = ~barred
+        allowed[[q, *similar]] = False
+        randoms = rng.choice(np.flatnonzero(allowed), c.n_random, replace=False)
+        rows.append(f"{ids[q]}\t{' '.join(ids[d] for d in similar)}\t{' '.join(ids[d] for d in randoms)}")
+        if len(rows) == c.n_train_queries:
+            break
+    _write_text(out / "train_random.txt", rows)
+    _write_text(out / "vector" / "vectors_pruned.200.txt.gz",
+                [w + " " + " ".join(f"{v:.5f}" for v in row) for w, row in zip(lex.words, lex.vectors.tolist())])
+
+
+def write_android(root: Path, config: SyntheticConfig) -> None:
+    """Write the Android files under ``root/android/`` in jiangfeng1124/Android's formats.
+
+    Like the real files, each query has one positive (sometimes two) and ``n_random`` random negatives
+    per positive, drawn from other intents.
+    """
+    if config.domain != "android":
+        raise ValueError(f"write_android needs a config with domain='android', got {config.domain!r}")
+    c, lex, out = config, lexicon(config), Path(root) / "android"
+    rng, ids, _, _, intent_of, members, lines, queries, _ = _corpus(c, lex)
+    _write_text(out / "corpus.tsv.gz", lines)
+    for split, chosen in (("dev", queries[:c.n_dev_queries]),
+                          ("test", queries[c.n_dev_queries:c.n_dev_queries + c.n_test_queries])):
+        pos, neg = [], []
+        for q in chosen:
+            partners = [d for d in members[int(intent_of[q])] if d != q]
+            n_pos = min(len(partners), 2 if rng.random() < 0.05 else 1)  # real: 1,105 of 1,145 have one
+            others = np.flatnonzero(intent_of != intent_of[q])
+            for d in rng.permutation(partners)[:n_pos].tolist():
+                pos.append(f"{ids[q]} {ids[d]}")
+                neg += [f"{ids[q]} {ids[n]}" for n in rng.choice(others, c.n_random, replace=False)]
+        _write_text(out / f"{split}.pos.txt", pos)
+        _write_text(out / f"{split}.neg.txt", neg)
+
+
+def materialize(config: SyntheticConfig) -> Path:
+    """The folder ``synthetic_dir()/<config_id>/`` holding the stand-in for ``config``, generated once.
+
+    Generation writes into a scratch folder, writes the :data:`COMPLETE` marker last and renames the
+    folder into place, so a reader never sees a half-written stand-in.
+    """
+    target = paths.synthetic_dir() / config_id(config)
+    if (target / COMPLETE).is_file():
+        return target
+    scratch = target.with_name(f"{target.name}.part-{os.getpid()}")
+    shutil.rmtree(scratch, ignore_errors=True)
+    try:
+        (write_askubuntu if config.domain == "askubuntu" else write_android)(scratch, config)
+        (scratch / COMPLETE).write_text(json.dumps({"generator": GENERATOR_VERSION, **asdict(config)}, indent=1))
+        if not (target / COMPLETE).is_file():  # else another process finished first
+            shutil.rmtree(target, ignore_errors=True)  # an unfinished leftover
+            os.replace(scratch, target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
