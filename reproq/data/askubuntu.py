@@ -25,7 +25,7 @@ import math
 import random
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -269,14 +269,41 @@ def load_askubuntu(source: str = "auto", *, synthetic_config: synthetic.Syntheti
 
 
 def load_android(source: str = "auto", *, synthetic_config: synthetic.SyntheticConfig | None = None,
-                 root: Path | None = None) -> QuestionRetrievalData:
+                 root: Path | None = None, real_pairs: bool | None = None) -> QuestionRetrievalData:
     """The Android bundle (no train, heldout or vectors; see :class:`QuestionRetrievalData`);
-    ``source`` as in :func:`load_askubuntu`."""
+    ``source`` as in :func:`load_askubuntu`.
+
+    When the corpus is synthetic and the real pair files are at hand (``real_pairs``: None uses them when present,
+    True requires them, False never does), the stand-in's corpus copies their structure — the real query and
+    candidate ids and positives, synthetic text — and the real pair files are the evaluation sets
+    (:class:`reproq.data.synthetic.PairStructure`): the protocol is the real one, only the text is not.
+    """
     config = synthetic_config or synthetic.SyntheticConfig(domain="android")
-    found, is_synthetic, provenance = _locate("android", ANDROID_FILES, source, config, root)
+    pair_files = {field: path for field, path in ANDROID_FILES.items() if field != "corpus"}
+    if real_pairs is None:
+        real_pairs = all(sources.available("android", p, root=root) for p in pair_files.values())
+    if not real_pairs or source == "real" or (source == "auto" and sources.available(
+            "android", ANDROID_FILES["corpus"], root=root)):
+        found, is_synthetic, provenance = _locate("android", ANDROID_FILES, source, config, root)
+        return QuestionRetrievalData(
+            domain="android", corpus=read_corpus(found["corpus"]), train=None,
+            dev=read_android_eval(found["dev.pos"], found["dev.neg"]),
+            test=read_android_eval(found["test.pos"], found["test.neg"]),
+            heldout=[], vectors=None, synthetic=is_synthetic, source_dir=found["dev.pos"].parent,
+            provenance=provenance)
+    if source == "auto":
+        warnings.warn(f"android: {ANDROID_FILES['corpus']} not available (get it with "
+                      f"`{sources.fetch_command('android')}`); using a SYNTHETIC corpus on the real pair files instead. "
+                      "Numbers on it are NOT a reproduction of any paper.", SyntheticDataWarning, stacklevel=2)
+    found = {field: sources.require("android", path, root=root) for field, path in pair_files.items()}
+    dev = read_android_eval(found["dev.pos"], found["dev.neg"])
+    test = read_android_eval(found["test.pos"], found["test.neg"])
+    structure = synthetic.PairStructure.of(dev + test)
+    config = replace(config, pairs_sha1=structure.sha1)
+    folder = synthetic.materialize(config, structure)
+    tag = f"synthetic seed={config.seed} config={synthetic.config_id(config)}, on the real pair files"
     return QuestionRetrievalData(
-        domain="android", corpus=read_corpus(found["corpus"]), train=None,
-        dev=read_android_eval(found["dev.pos"], found["dev.neg"]),
-        test=read_android_eval(found["test.pos"], found["test.neg"]),
-        heldout=[], vectors=None, synthetic=is_synthetic, source_dir=found["dev.pos"].parent,
-        provenance=provenance)
+        domain="android", corpus=read_corpus(folder / "android" / ANDROID_FILES["corpus"]), train=None, dev=dev,
+        test=test, heldout=[], vectors=None, synthetic=True, source_dir=found["dev.pos"].parent,
+        provenance={**sources.provenance("android", list(pair_files.values())),
+                    f"android/{ANDROID_FILES['corpus']}": tag})

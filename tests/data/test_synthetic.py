@@ -227,3 +227,17 @@ def test_twin_intents_differ_only_in_word_order(phrased):
                   1e-3 * bag_of_words(q))
     bow = _map(dev, bag_of_words)
     assert oracle > 0.95 and bow < oracle - 0.2  # measured: 1.0 and 0.58
+
+
+def test_the_topic_shift_moves_android_only_and_by_the_measured_distance():
+    from reproq.data.synthetic import domain_shift
+
+    source = SyntheticConfig()
+    distances = [domain_shift(source, SyntheticConfig(domain="android", android_topic_shift=s))[
+        "topic distance (total variation)"] for s in (0.0, 0.25, 0.5, 1.0)]
+    assert distances[0] == 0 and distances == sorted(distances) and distances[-1] > 0.3
+    assert domain_shift(source, SyntheticConfig(domain="android", android_topic_shift=0.5))[
+        "topic distance (total variation)"] == pytest.approx(distances[-1] / 2)  # linear in the share
+    from reproq.data.synthetic.text import concept_popularity
+
+    assert np.array_equal(concept_popularity(SyntheticConfig(android_topic_shift=1.0)), concept_popularity(source))

@@ -11,8 +11,11 @@ trivial. The latent structure:
   question picks its own surface word per concept, so word overlap is only partly informative;
 - a body mixes its intent's concepts with concepts of other intents and with filler words; a title is
   short and drawn from the body's intent concepts, so titles summarise bodies;
-- Android uses its own surface words for a share of the concepts and its own filler, so a model
-  trained on AskUbuntu transfers partly. The lexicon (words and vectors) depends on the seed and the
+- Android uses its own surface words for a share of the concepts and its own filler, and (with
+  ``android_topic_shift``) asks about its concepts in other proportions, so a model trained on AskUbuntu transfers
+  partly (:func:`domain_shift` measures the planted shift). With the real Android pair files at hand the Android
+  corpus is written for exactly their ids, a query and its positives sharing an intent: the real evaluation
+  structure with synthetic text (:class:`PairStructure`). The lexicon (words and vectors) depends on the seed and the
   lexicon fields, not on the domain, and the vector file covers both domains' words, like a
   general-purpose embedding.
 
@@ -36,10 +39,10 @@ intents, questions), :mod:`~reproq.data.synthetic.writers` (the files of each da
 """
 
 
-from reproq.data.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, KEY_PHRASES, SyntheticConfig,
-                                          config_id)
-from reproq.data.synthetic.text import word_kinds
+from reproq.data.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, KEY_PHRASES, PairStructure,
+                                          SyntheticConfig, config_id)
+from reproq.data.synthetic.text import domain_shift, word_kinds
 from reproq.data.synthetic.writers import key_phrases, materialize, write_android, write_askubuntu
 
-__all__ = ["COMPLETE", "DOMAINS", "GENERATOR_VERSION", "KEY_PHRASES", "SyntheticConfig", "config_id", "key_phrases",
-           "materialize", "word_kinds", "write_android", "write_askubuntu"]
+__all__ = ["COMPLETE", "DOMAINS", "GENERATOR_VERSION", "KEY_PHRASES", "PairStructure", "SyntheticConfig", "config_id",
+           "domain_shift", "key_phrases", "materialize", "word_kinds", "write_android", "write_askubuntu"]

@@ -27,6 +27,7 @@ class SyntheticConfig:
     n_concepts: int = 400  # latent concepts (things a question can be about)
     forms_per_concept: int = 3  # surface words (synonyms) per concept and domain
     android_own_forms: float = 0.5  # share of concepts for which Android uses its own surface words
+    android_topic_shift: float = 0.0  # Android's concept popularity: this share from a reshuffled ranking (0: AskUbuntu's)
     n_common: int = 40  # function words both domains use ("how", "do", "i" …)
     n_filler: int = 600  # filler words per domain: detail that says nothing about the intent
     vector_dim: int = 200  # AskUbuntu ships 200-d vectors (vectors_pruned.200.txt.gz)
@@ -57,6 +58,7 @@ class SyntheticConfig:
     n_candidates: int = 20  # BM25 candidates per AskUbuntu dev/test query (real: 20)
     n_random: int = 100  # random negatives per training query, and per Android positive pair (real: 100)
     n_heldout: int = 100  # AskUbuntu questions held out from training (real: 1,989)
+    pairs_sha1: str = ""  # Android: the real pair files whose structure the corpus copies (PairStructure.sha1; "": none)
 
     @property
     def meaning_dims(self) -> int:
@@ -75,6 +77,8 @@ class SyntheticConfig:
             raise ValueError(f"signal_share must be in (0, 1], got {self.signal_share}")
         if min(shares) < 0 or sum(shares) > 1:
             raise ValueError(f"body shares must be >= 0 and sum to at most 1, got {shares}")
+        if not 0 <= self.android_topic_shift <= 1:
+            raise ValueError(f"android_topic_shift must be in [0, 1], got {self.android_topic_shift}")
         if self.key_phrase_len < 0 or (self.key_phrase_len and self.key_phrase_len > self.n_name_words):
             raise ValueError(f"key_phrase_len must be in 0..n_name_words={self.n_name_words}, got {self.key_phrase_len}")
         if self.twin_intents and self.key_phrase_len < 2:
@@ -89,3 +93,22 @@ def config_id(config: SyntheticConfig) -> str:
     """A short hash of the config and the generator version: the stand-in's cache key."""
     blob = json.dumps({"generator": GENERATOR_VERSION, **asdict(config)}, sort_keys=True)
     return hashlib.sha1(blob.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PairStructure:
+    """The evaluation structure of real Android pair files that a stand-in copies: every question id they name, and
+    each query's positives (its negatives are the other ids it names). Built from the queries the pair-file reader
+    gives (objects with ``id``, ``similar_ids`` and ``candidate_ids``)."""
+
+    ids: tuple[str, ...]
+    positives: tuple[tuple[str, tuple[str, ...]], ...]  # (query id, its positive ids), sorted
+
+    @classmethod
+    def of(cls, queries) -> PairStructure:
+        ids = sorted({i for q in queries for i in (q.id, *q.candidate_ids)})
+        return cls(tuple(ids), tuple(sorted((q.id, tuple(sorted(q.similar_ids))) for q in queries)))
+
+    @property
+    def sha1(self) -> str:
+        return hashlib.sha1(json.dumps([self.ids, self.positives]).encode()).hexdigest()

@@ -108,14 +108,42 @@ def _key_phrases(c: SyntheticConfig, lex: Lexicon, intents: np.ndarray, rng: np.
     return phrases
 
 
-def questions(c: SyntheticConfig, lex: Lexicon, rng: np.random.Generator):
-    """Titles, bodies and intents of ``n_questions`` questions in domain ``c.domain``, and each intent's key
-    phrase (None without key phrases)."""
+def concept_popularity(c: SyntheticConfig) -> np.ndarray:
+    """How often each concept is an intent's, in ``c.domain``: Zipf-like; Android's mixes in the share
+    ``android_topic_shift`` of a Zipf over a reshuffled ranking (a stream of its own), so that the two domains ask
+    about different things in a measured way (:func:`domain_shift`)."""
+    p = zipf(c.n_concepts, 20)
+    if c.domain == "android" and c.android_topic_shift:
+        reshuffled = p[np.random.default_rng([c.seed, 0, 2]).permutation(c.n_concepts)]
+        p = (1 - c.android_topic_shift) * p + c.android_topic_shift * reshuffled
+    return p
+
+
+def domain_shift(askubuntu: SyntheticConfig, android: SyntheticConfig) -> dict[str, float]:
+    """The planted difference between the two domains' stand-ins: the share of concepts Android names with its own
+    words, the share of filler words that differ (all), and the total-variation distance between the domains'
+    concept popularity (0: same topics, 1: disjoint).
+
+    >>> shift = domain_shift(SyntheticConfig(), SyntheticConfig(domain="android", android_topic_shift=0.5))
+    >>> shift["concepts with Android's own words"], 0.1 < shift["topic distance (total variation)"] < 0.5
+    (0.5, True)
+    """
+    p, q = concept_popularity(askubuntu), concept_popularity(android)
+    return {"concepts with Android's own words": android.android_own_forms, "filler words Android's own": 1.0,
+            "topic distance (total variation)": float(0.5 * np.abs(p - q).sum())}
+
+
+def questions(c: SyntheticConfig, lex: Lexicon, rng: np.random.Generator, *, intent_of: np.ndarray | None = None,
+              n_intents: int | None = None):
+    """Titles, bodies and intents of ``n_questions`` questions in domain ``c.domain`` (or of one question per entry
+    of ``intent_of``, among ``n_intents`` intents), and each intent's key phrase (None without key phrases)."""
     forms, filler = lex.forms[c.domain], lex.filler[c.domain]
-    concept_p, common_p, filler_p = zipf(c.n_concepts, 20), zipf(c.n_common), zipf(len(filler))
+    concept_p, common_p, filler_p = concept_popularity(c), zipf(c.n_common), zipf(len(filler))
+    n_intents = n_intents or c.n_intents
     intents = np.stack([rng.choice(c.n_concepts, c.concepts_per_intent, replace=False, p=concept_p)
-                        for _ in range(c.n_intents)])
-    intent_of = rng.choice(c.n_intents, c.n_questions, p=zipf(c.n_intents, 10))
+                        for _ in range(n_intents)])
+    if intent_of is None:
+        intent_of = rng.choice(n_intents, c.n_questions, p=zipf(n_intents, 10))
     phrases = _key_phrases(c, lex, intents, rng) if c.key_phrase_len else None
     shares = [c.body_intent_share, c.body_distractor_share, c.body_common_share]
     shares.append(max(0.0, 1 - sum(shares)))  # the rest: filler
@@ -129,7 +157,7 @@ def questions(c: SyntheticConfig, lex: Lexicon, rng: np.random.Generator):
             return [forms[k][preferred[k] if keep and k in preferred else j]
                     for k, keep, j in zip(concepts.tolist(), loyal, other.tolist())]
 
-        distractors = intents[rng.choice(c.n_intents, int(rng.integers(1, 3)))].ravel()
+        distractors = intents[rng.choice(n_intents, int(rng.integers(1, 3)))].ravel()
         n_title, n_body = (int(rng.integers(lo, hi + 1)) for lo, hi in (c.title_len, c.body_len))
         kind = rng.choice(4, n_body, p=shares)  # 0 intent, 1 distractor, 2 common, 3 filler
         body = np.empty(n_body, dtype=object)

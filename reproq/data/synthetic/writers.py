@@ -14,8 +14,9 @@ import numpy as np
 
 from reproq import paths
 from reproq.baselines.bm25 import BM25, BM25Config
-from reproq.data.synthetic.config import COMPLETE, DOMAINS, GENERATOR_VERSION, SyntheticConfig, config_id
-from reproq.data.synthetic.text import Lexicon, lexicon, questions
+from reproq.data.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, PairStructure, SyntheticConfig,
+                                          config_id)
+from reproq.data.synthetic.text import Lexicon, lexicon, questions, zipf
 
 
 def _write_text(path: Path, lines: list[str]) -> None:
@@ -97,14 +98,19 @@ def write_askubuntu(root: Path, config: SyntheticConfig) -> None:
                 [w + " " + " ".join(f"{v:.5f}" for v in row) for w, row in zip(lex.words, lex.vectors.tolist())])
 
 
-def write_android(root: Path, config: SyntheticConfig) -> None:
+def write_android(root: Path, config: SyntheticConfig, structure: PairStructure | None = None) -> None:
     """Write the Android files under ``root/android/`` in jiangfeng1124/Android's formats.
 
     Like the real files, each query has one positive (sometimes two) and ``n_random`` random negatives
-    per positive, drawn from other intents.
+    per positive, drawn from other intents. With ``structure`` (real pair files', :class:`PairStructure`) only the
+    corpus is written, for exactly the ids the real files name: a query and its positives share an intent (one of
+    its own for each group that positives join), every other question draws one from the others, so the real
+    pairs are labelled by the text as they are by the files; the real pair files are read beside it.
     """
     if config.domain != "android":
         raise ValueError(f"write_android needs a config with domain='android', got {config.domain!r}")
+    if structure is not None:
+        return _write_android_corpus(root, config, structure)
     c, lex, out = config, lexicon(config), Path(root) / "android"
     rng, ids, _, _, intent_of, members, lines, queries, _ = _corpus(c, lex)
     _write_text(out / "corpus.tsv.gz", lines)
@@ -122,8 +128,34 @@ def write_android(root: Path, config: SyntheticConfig) -> None:
         _write_text(out / f"{split}.neg.txt", neg)
 
 
-def materialize(config: SyntheticConfig) -> Path:
-    """The folder ``synthetic_dir()/<config_id>/`` holding the stand-in for ``config``, generated once.
+def _write_android_corpus(root: Path, c: SyntheticConfig, structure: PairStructure) -> None:
+    if c.pairs_sha1 != structure.sha1:
+        raise ValueError(f"the config names pair files {c.pairs_sha1!r}, the structure given is {structure.sha1!r}")
+    index = {i: k for k, i in enumerate(structure.ids)}
+    group = list(range(len(index)))  # union-find over (query, positive) links
+
+    def root_of(k: int) -> int:
+        while group[k] != k:
+            group[k] = group[group[k]]
+            k = group[k]
+        return k
+
+    for query, positives in structure.positives:
+        for p in positives:
+            group[root_of(index[p])] = root_of(index[query])
+    linked = sorted({root_of(index[i]) for q, ps in structure.positives for i in (q, *ps)})
+    own = {g: n for n, g in enumerate(linked)}  # each group of linked questions: an intent of its own
+    rng = np.random.default_rng([c.seed, 1 + DOMAINS.index(c.domain)])
+    background = len(own) + rng.choice(c.n_intents, len(index), p=zipf(c.n_intents, 10))
+    intent_of = np.array([own.get(root_of(k), background[k]) for k in range(len(index))])
+    titles, bodies, _, _ = questions(c, lexicon(c), rng, intent_of=intent_of, n_intents=len(own) + c.n_intents)
+    _write_text(Path(root) / "android" / "corpus.tsv.gz",
+                [f"{i}\t{' '.join(t)}\t{' '.join(b)}" for i, t, b in zip(structure.ids, titles, bodies)])
+
+
+def materialize(config: SyntheticConfig, structure: PairStructure | None = None) -> Path:
+    """The folder ``synthetic_dir()/<config_id>/`` holding the stand-in for ``config``, generated once (an Android
+    corpus for real pair files' ``structure``: ``config.pairs_sha1`` names it, so it is part of the key).
 
     Generation writes into a scratch folder, writes the :data:`COMPLETE` marker last and renames the
     folder into place, so a reader never sees a half-written stand-in.
@@ -134,7 +166,10 @@ def materialize(config: SyntheticConfig) -> Path:
     scratch = target.with_name(f"{target.name}.part-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     try:
-        (write_askubuntu if config.domain == "askubuntu" else write_android)(scratch, config)
+        if config.domain == "askubuntu":
+            write_askubuntu(scratch, config)
+        else:
+            write_android(scratch, config, structure)
         (scratch / COMPLETE).write_text(json.dumps({"generator": GENERATOR_VERSION, **asdict(config)}, indent=1))
         if not (target / COMPLETE).is_file():  # else another process finished first
             shutil.rmtree(target, ignore_errors=True)  # an unfinished leftover
