@@ -128,7 +128,7 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
     model = build_model(data, config).to(runtime.resolve_device(device))
     key = checkpoint_key(data, config, seed)
     state = _fit(model, data.splits[config.train_split], data.splits["dev"], config, seed=seed, progress=progress,
-                 checkpoint_dir=None if checkpoint_root is None else Path(checkpoint_root) / key[:16], fingerprint=key)
+                 checkpoint_dir=checkpoint.folder(checkpoint_root, key), fingerprint=key)
     scores = {}
     for name in ("dev", "test"):
         if name in data.splits:

@@ -185,7 +185,7 @@ def pretrain_one(data, config, seed: int, *, device: str = "auto", checkpoint_ro
 
     state = fit(model, SequenceLikelihoodObjective(l2=config.l2), optimizer, batches, epochs=p.epochs,
                 callbacks=callbacks, fingerprint=key,
-                checkpoint_dir=None if checkpoint_root is None else Path(checkpoint_root) / key[:16])
+                checkpoint_dir=checkpoint.folder(checkpoint_root, key))
     prefix = "encoder."
     encoder = {k[len(prefix):]: v for k, v in state.best["model"].items() if k.startswith(prefix)}
     return Pretrained(seed, state.history, state.best["epoch"], encoder, key, time.time() - started)

@@ -25,11 +25,12 @@ from reproq.models.embedding import TokenEncoder, WordEmbedding
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker
 from reproq.question_retrieval.batches import (EncodedCorpus, TrainGroup, encode_corpus, training_batches,
                                                training_groups)
+from reproq.question_retrieval.adaptation import Target, prepare_target
 from reproq.question_retrieval.evaluate import evaluate
 from reproq.question_retrieval.pretrain import PretrainConfig, pretrain_one
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, runs
-from reproq.train.loop import fit
+from reproq.train.loop import fit_best
 from reproq.train.objectives import MaxMarginObjective
 from reproq.train.runtime import resolve_device, seed_everything
 from reproq.train.runs import GridResult, RunResult
@@ -75,20 +76,27 @@ class Prepared:
     synthetic: bool
     provenance: dict[str, str]
     heldout: tuple[str, ...] = ()  # never trained on: pre-training's perplexity (Lei et al. Figure 3)
+    target: Target | None = None  # domain adaptation: the target domain on this vocabulary (adaptation.py)
 
 
-def prepare(data: QuestionRetrievalData, *, max_positives: int = 10) -> Prepared:
-    """Vocabulary = the corpus words that have a vector (taolei87/rcnn drops the others from the text)."""
+def prepare(data: QuestionRetrievalData, *, max_positives: int = 10,
+            target: QuestionRetrievalData | None = None) -> Prepared:
+    """Vocabulary = the corpus words that have a vector (taolei87/rcnn drops the others from the text); with a
+    ``target`` domain (Android, for adaptation), the words of both corpora, and the target prepared on it. IDF
+    weights come from the source corpus alone."""
     if data.vectors is None or data.train is None:
         raise ValueError(f"{data.domain} has no vectors or training queries; train on AskUbuntu")
     words, vectors = data.vectors
-    seen = {w for q in data.corpus.values() for w in (*q.title, *q.body)}
+    corpora = [data.corpus] + ([target.corpus] if target is not None else [])
+    seen = {w for corpus in corpora for q in corpus.values() for w in (*q.title, *q.body)}
     vocab = Vocabulary(w for w in words if w in seen)
     documents = [" ".join(part) for q in data.corpus.values() for part in (q.title, q.body)]
+    provenance = data.provenance | (target.provenance if target is not None else {})
     return Prepared(vocab, embedding_matrix(vocab, words, vectors), idf_weights(vocab, documents),
-                        encode_corpus(data.corpus, vocab, max_body_len=None),
-                        training_groups(data.train, data.corpus, max_positives=max_positives),
-                        data.dev, data.test, data.synthetic, data.provenance, tuple(data.heldout))
+                    encode_corpus(data.corpus, vocab, max_body_len=None),
+                    training_groups(data.train, data.corpus, max_positives=max_positives),
+                    data.dev, data.test, data.synthetic, provenance, tuple(data.heldout),
+                    None if target is None else prepare_target(target, vocab))
 
 
 def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
@@ -102,6 +110,12 @@ def cut_corpus(data: Prepared, config: TrainConfig) -> EncodedCorpus:
     """The corpus as ``config`` reads it: titles and bodies cut at its lengths."""
     return EncodedCorpus({q: t[:config.max_title_len] for q, t in data.corpus.titles.items()},
                          {q: b[:config.max_body_len] for q, b in data.corpus.bodies.items()})
+
+
+def source_batches(data: Prepared, corpus: EncodedCorpus, config: TrainConfig, *, seed: int, epoch: int):
+    """One epoch's training batches of ``config`` (:func:`~reproq.question_retrieval.batches.training_batches`)."""
+    return training_batches(data.groups, corpus, epoch=epoch, seed=seed, n_negatives=config.n_negatives,
+                            queries_per_batch=config.queries_per_batch, max_queries=config.max_train_queries)
 
 
 def checkpoint_key(data: Prepared, config: TrainConfig, seed: int) -> str:
@@ -145,16 +159,11 @@ def trained_model(data: Prepared, config: TrainConfig, seed: int, *, device: str
     key = checkpoint_key(data, config, seed)
 
     def batches(epoch: int):
-        for batch in training_batches(data.groups, corpus, epoch=epoch, seed=seed, n_negatives=config.n_negatives,
-                                      queries_per_batch=config.queries_per_batch,
-                                      max_queries=config.max_train_queries):
+        for batch in source_batches(data, corpus, config, seed=seed, epoch=epoch):
             yield batch.to(device)
 
-    state = fit(model, MaxMarginObjective(margin=config.margin, l2=config.l2), optimizer, batches,
-                epochs=config.epochs, callbacks=callbacks, fingerprint=key,
-                checkpoint_dir=None if checkpoint_root is None else Path(checkpoint_root) / key[:16])
-    model.load_state_dict(state.best["model"])
-    model.eval()
+    state = fit_best(model, MaxMarginObjective(margin=config.margin, l2=config.l2), optimizer, batches, epochs=config.epochs,
+                     callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
     untrained_dev = {k[4:]: v for k, v in state.history[0].items() if k.startswith("dev_")}
     scores = {"dev": evaluate(encoder, corpus, data.dev, device=device),
               "test": evaluate(encoder, corpus, data.test, device=device),

@@ -53,3 +53,8 @@ def key(*parts) -> str:
     blob = json.dumps([*(asdict(p) if is_dataclass(p) else p for p in parts), code_hash()], sort_keys=True,
                       default=str)
     return hashlib.sha1(blob.encode()).hexdigest()
+
+
+def folder(root: str | Path | None, key_: str) -> Path | None:
+    """Where the run called ``key_`` (:func:`key`) keeps its checkpoint under ``root``; None without a root."""
+    return None if root is None else Path(root) / key_[:16]

@@ -61,11 +61,13 @@ class DomainAdversarialObjective:
     classifier to tell the domains apart and the encoder (scaled by λ) to blur them."""
 
     margin: float = 0.4  # Smolyakov & Srikant Tables 3 and 4: loss margin 0.4
+    l2: float = 0.0  # taolei87/rcnn's term (Lei et al.'s configs); Smolyakov & Srikant use weight decay instead
 
     def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
         positive, negatives, mask, logits, domain = model(batch)
-        return (max_margin_loss(positive, negatives, mask, margin=self.margin)
+        loss = (max_margin_loss(positive, negatives, mask, margin=self.margin)
                 + torch.nn.functional.binary_cross_entropy_with_logits(logits, domain))
+        return loss + self.l2 * norm_penalty(model) if self.l2 else loss
 
 
 @dataclass(frozen=True)

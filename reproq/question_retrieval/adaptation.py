@@ -1,0 +1,162 @@
+"""Smolyakov & Srikant (2017) Experiment 2: from AskUbuntu to Android without a single Android label.
+
+An encoder trained on AskUbuntu's labelled pairs is applied to Android (*direct transfer*), or trained with a domain
+classifier behind a gradient reversal layer on encodings of AskUbuntu and of unlabelled Android questions
+(*adversarial*, :mod:`reproq.models.adversarial`). Android's dev pairs choose the epoch (and λ, in a sweep); its test
+pairs report, as the pooled ROC AUC and AUC(0.05) of the course meter (:func:`~reproq.question_retrieval.evaluate.
+pooled_auc`), scikit-learn's McClish value beside it.
+
+- :func:`prepare_target`: the Android corpus as ids on the source's vocabulary (which :func:`run.prepare` builds over
+  both corpora when given the target), and its dev/test pairs;
+- :func:`adversarial_batches`: each source training batch of :mod:`~reproq.question_retrieval.batches`, with as many
+  Android questions as it has source questions, drawn from the corpus by ``(seed, epoch)`` — texts only;
+- :func:`adapt_one`: one configuration, one seed, one λ (0: direct transfer), checkpointed like every run; each
+  epoch records the source dev MRR, the Android dev AUCs, the domain classifier's loss and accuracy on a fixed sample
+  of both domains, and the mean gradient norm of each of its layers (Figures 12–14).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
+from reproq.models import count_parameters
+from reproq.models.adversarial import AdversarialBatch, AdversarialRanker, DomainClassifier, DomainClassifierConfig
+from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores, encode_corpus
+from reproq.question_retrieval.evaluate import evaluate, pooled_auc
+from reproq.train import callbacks as cb
+from reproq.train import checkpoint
+from reproq.train.loop import Callback, fit_best
+from reproq.train.objectives import DomainAdversarialObjective
+from reproq.train.runs import RunResult
+from reproq.train.runtime import resolve_device, seed_everything
+
+AUCS = {"AUC": (1.0, "meter"), "AUC(0.05)": (0.05, "meter"), "AUC(0.05), McClish": (0.05, "mcclish")}
+
+
+@dataclass(frozen=True)
+class Target:
+    """The target domain as the encoder reads it: the corpus as ids (the source's vocabulary), its pairs."""
+
+    corpus: EncodedCorpus
+    dev: list[EvalQuery]
+    test: list[EvalQuery]
+    synthetic: bool
+    provenance: dict[str, str]
+
+
+def prepare_target(target: QuestionRetrievalData, vocab) -> Target:
+    """``target`` (Android) on ``vocab`` (see :func:`reproq.question_retrieval.run.prepare` with ``target=``)."""
+    return Target(encode_corpus(target.corpus, vocab, max_body_len=None), target.dev, target.test, target.synthetic,
+                  target.provenance)
+
+
+def target_scores(encoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device) -> dict[str, float]:
+    """The pooled AUC variants of :data:`AUCS` of an encoder's cosine scores on the target pairs ``queries``."""
+    scores = candidate_scores(encoder, corpus, queries, device=device)
+    return {name: pooled_auc(queries, scores, max_fpr=fpr, variant=variant) for name, (fpr, variant) in AUCS.items()}
+
+
+def adversarial_batches(source_batches: Iterator, target: EncodedCorpus, *, epoch: int, seed: int
+                        ) -> Iterator[AdversarialBatch]:
+    """Each source batch with as many target questions as it has source questions, drawn without labels (the
+    target corpus holds texts only) by a generator seeded by ``(seed, epoch, 1)``."""
+    ids = sorted(target.titles)
+    rng = np.random.default_rng([seed, epoch, 1])
+    for batch in source_batches:
+        drawn = [ids[i] for i in rng.choice(len(ids), len(batch.title), replace=False)]
+        yield AdversarialBatch(batch, *target.batch(drawn))
+
+
+class GradientNorms(Callback):
+    """The mean L2 norm, over an epoch's updates, of the gradient of each linear layer of ``module`` (Smolyakov &
+    Srikant Figure 14: the domain classifier's), recorded as ``grad_norm_layer<i>``."""
+
+    def __init__(self, module: torch.nn.Module):
+        self.layers = [m for m in module.modules() if isinstance(m, torch.nn.Linear)]
+        self.sums, self.n = np.zeros(len(self.layers)), 0
+
+    def on_batch_end(self, state, loss: float) -> None:
+        self.sums += [float(layer.weight.grad.norm()) if layer.weight.grad is not None else 0.0 for layer in self.layers]
+        self.n += 1
+
+    def on_epoch_end(self, state, model, record: dict) -> None:
+        if self.n:
+            record.update({f"grad_norm_layer{i + 1}": float(v / self.n) for i, v in enumerate(self.sums)})
+        self.sums, self.n = np.zeros(len(self.layers)), 0
+
+
+def _domain_probe(model: AdversarialRanker, source: EncodedCorpus, target: EncodedCorpus, *, device,
+                  n: int = 500) -> dict[str, float]:
+    """The domain classifier on a fixed sample of ``n`` questions of each domain: its cross entropy, and its accuracy
+    (0.5: the encodings no longer tell the domains apart)."""
+    rng = np.random.default_rng(0)
+    picks = [[ids[i] for i in rng.choice(len(ids), min(n, len(ids)), replace=False)]
+             for ids in (sorted(source.titles), sorted(target.titles))]
+    with torch.no_grad():
+        v = torch.cat([model.question_encoder(*(t.to(device) for t in corpus.batch(p)))
+                       for corpus, p in zip((source, target), picks)])
+        logits = model.classifier(v)
+    domain = torch.cat([torch.zeros(len(picks[0])), torch.ones(len(picks[1]))]).to(device)
+    return {"loss": float(F.binary_cross_entropy_with_logits(logits, domain)),
+            "accuracy": float(((logits > 0).float() == domain).float().mean())}
+
+
+def adapt_one(data, config, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
+              device: str = "auto", checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
+    """Train ``config`` (``run.TrainConfig``) on the source labels of ``data`` (``run.Prepared`` with a ``target``)
+    with one seed and λ = ``lam``: 0 is direct transfer — the domain classifier still learns to tell the domains
+    apart from the encodings, but the reversal passes nothing back, so it only *measures* how far apart they are —
+    and λ > 0 is adversarial training. The epoch of the best target dev AUC(0.05) is kept; its scores (source dev
+    MRR, target dev and test AUCs) are returned. A run under ``checkpoint_root`` resumes."""
+    from reproq.question_retrieval.run import build_model, checkpoint_key, cut_corpus, source_batches  # run imports us
+
+    if data.target is None:
+        raise ValueError("adaptation needs run.prepare(source, target=...): the target corpus and pairs")
+    if lam < 0:
+        raise ValueError(f"λ must be >= 0 (0: direct transfer), got {lam}")
+    started = time.time()
+    device = resolve_device(device)
+    seed_everything(seed)
+    encoder = build_model(data, config).question_encoder
+    model = AdversarialRanker(encoder, DomainClassifier(encoder.output_dim, replace(classifier, lam=lam))).to(device)
+    corpus, target = cut_corpus(data, config), data.target
+    target_corpus = EncodedCorpus({q: t[:config.max_title_len] for q, t in target.corpus.titles.items()},
+                                  {q: b[:config.max_body_len] for q, b in target.corpus.bodies.items()})
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr,
+                                 weight_decay=config.weight_decay)
+    callbacks = [cb.Evaluate(lambda m: {"MRR": evaluate(m.question_encoder, corpus, data.dev, device=device)["MRR"]}),
+                 cb.Evaluate(lambda m: target_scores(m.question_encoder, target_corpus, target.dev, device=device),
+                             prefix="target_dev_"),
+                 cb.Evaluate(lambda m: _domain_probe(m, corpus, target_corpus, device=device), prefix="domain_"),
+                 cb.KeepBest("target_dev_AUC(0.05)"), cb.EarlyStopping("target_dev_AUC(0.05)", config.patience),
+                 GradientNorms(model.classifier)]
+    if config.lr_halve_every:
+        callbacks.append(cb.LearningRateSchedule(
+            optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
+    label = "direct" if lam == 0 else f"adversarial λ={lam:g}"
+    callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} {label} seed {seed}",
+                                    metric="target_dev_AUC(0.05)", disable=not progress))
+    key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, "lam": lam,
+                                                              "classifier": classifier})
+
+    def batches(epoch: int):
+        source = source_batches(data, corpus, config, seed=seed, epoch=epoch)
+        for batch in adversarial_batches(source, target_corpus, epoch=epoch, seed=seed):
+            yield batch.to(device)
+
+    state = fit_best(model, DomainAdversarialObjective(margin=config.margin, l2=config.l2), optimizer, batches, epochs=config.epochs,
+                     callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
+    best = state.history[state.best["epoch"]]
+    scores = {"dev": {"MRR": best["dev_MRR"]},
+              "target_dev": {k[len("target_dev_"):]: v for k, v in best.items() if k.startswith("target_dev_")},
+              "target_test": target_scores(encoder, target_corpus, target.test, device=device)}
+    return RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
+                     count_parameters(encoder), time.time() - started)
