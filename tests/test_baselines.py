@@ -178,3 +178,17 @@ def test_rankers_share_one_interface(ranker):
         ranker.scores("how to install java")
     with pytest.raises(TypeError, match="tokenize first"):
         type(ranker)().fit(["a whole string", ["tokens"]])
+
+
+def test_tfidf_fitted_on_another_collection_scores_with_its_statistics():
+    """Smolyakov & Srikant's TF-IDF(source): idf from one corpus, vectors of another; a word the statistics never
+    saw counts nothing."""
+    from reproq.baselines.tfidf import TfidfRanker
+
+    target = [["app", "crash", "wifi"], ["wifi", "slow"], ["battery", "drain"]]
+    source = [["wifi", "driver"], ["kernel", "panic"], ["wifi", "slow", "kernel"]]
+    on_source = TfidfRanker().fit(target, statistics=source)
+    assert on_source.scores(["battery", "drain"])[2] == 0.0  # unseen by the source: no feature
+    assert TfidfRanker().fit(target).scores(["battery", "drain"])[2] > 0.99
+    assert set(on_source.vectorizer_.vocabulary_) == {"wifi", "driver", "kernel", "panic", "slow"}
+    assert on_source.scores(["app", "crash", "wifi"])[0] == pytest.approx(1.0)  # only "wifi" of doc 0 is a feature

@@ -28,14 +28,20 @@ def question_tokens(question: Question, fields: str = "title+body") -> tuple[str
 
 
 def lexical_retrieval_scores(ranker, corpus: Mapping[str, Question], splits: Mapping[str, Sequence[EvalQuery]],
-                             *, fields: str = "title+body") -> dict[str, list[np.ndarray]]:
-    """Fit ``ranker`` on the whole corpus (its term statistics), then score each query's candidates.
+                             *, fields: str = "title+body", fit_on: Mapping[str, Question] | None = None
+                             ) -> dict[str, list[np.ndarray]]:
+    """Fit ``ranker`` on the whole corpus (its term statistics; on ``fit_on``'s instead when given, for rankers whose
+    ``fit`` takes ``statistics=``, as TF-IDF's), then score each query's candidates.
 
     Returns, per split, one score array per query, aligned with ``query.candidate_ids``.
     """
     ids = list(corpus)
     row = {qid: i for i, qid in enumerate(ids)}
-    ranker.fit([question_tokens(corpus[qid], fields) for qid in ids])
+    docs = [question_tokens(corpus[qid], fields) for qid in ids]
+    if fit_on is None:
+        ranker.fit(docs)
+    else:
+        ranker.fit(docs, statistics=[question_tokens(q, fields) for q in fit_on.values()])
     return {split: [ranker.scores(question_tokens(corpus[q.id], fields), [row[c] for c in q.candidate_ids])
                     for q in queries]
             for split, queries in splits.items()}

@@ -66,9 +66,12 @@ class TfidfRanker:
     def __init__(self, config: TfidfConfig = TfidfConfig()):
         self.config = config
 
-    def fit(self, docs: Sequence[Sequence[str]]) -> "TfidfRanker":
-        """Fit the vocabulary and idf on ``docs`` and keep their unit-length tf-idf vectors."""
-        if len(docs) == 0:
+    def fit(self, docs: Sequence[Sequence[str]], *, statistics: Sequence[Sequence[str]] | None = None
+            ) -> "TfidfRanker":
+        """Fit the vocabulary and idf on ``statistics`` (default: ``docs``) and keep the unit-length tf-idf vectors
+        of ``docs`` (Smolyakov & Srikant fit TF-IDF on the source domain and score the target: then a target word
+        the source never saw counts nothing)."""
+        if len(docs) == 0 or (statistics is not None and len(statistics) == 0):
             raise ValueError("cannot fit TF-IDF on an empty collection")
         c = self.config
         self.vectorizer_ = TfidfVectorizer(
@@ -79,7 +82,10 @@ class TfidfRanker:
             sublinear_tf=c.sublinear_tf,
             smooth_idf=c.smooth_idf,
         )
-        self.doc_vectors_ = self.vectorizer_.fit_transform(docs).tocsr()
+        if statistics is None:
+            self.doc_vectors_ = self.vectorizer_.fit_transform(docs).tocsr()
+        else:
+            self.doc_vectors_ = self.vectorizer_.fit(statistics).transform(docs).tocsr()
         return self
 
     def scores(self, query: Sequence[str], doc_indices: Sequence[int] | None = None) -> np.ndarray:
