@@ -1,4 +1,4 @@
-"""Smolyakov & Srikant (2017) Experiment 2: from AskUbuntu to Android without a single Android label.
+"""Smolyakov & Srikant (2017) Experiments 2 and 3: from AskUbuntu to Android without a single Android label.
 
 An encoder trained on AskUbuntu's labelled pairs is applied to Android (*direct transfer*), or trained with a domain
 classifier behind a gradient reversal layer on encodings of AskUbuntu and of unlabelled Android questions
@@ -12,7 +12,8 @@ pooled_auc`), scikit-learn's McClish value beside it.
   Android questions as it has source questions, drawn from the corpus by ``(seed, epoch)`` — texts only;
 - :func:`adapt_one`: one configuration, one seed, one λ (0: direct transfer), checkpointed like every run; each
   epoch records the source dev MRR, the Android dev AUCs, the domain classifier's loss and accuracy on a fixed sample
-  of both domains, and the mean gradient norm of each of its layers (Figures 12–14).
+  of both domains, and the mean gradient norm of each of its layers (Figures 12–14);
+- :func:`siamese_one`: Experiment 3's Siamese BiLSTM with dense layers and dropout, contrastive loss, the same loop.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from torch.nn import functional as F
 from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
 from reproq.models import count_parameters
 from reproq.models.adversarial import AdversarialBatch, AdversarialRanker, DomainClassifier, DomainClassifierConfig
+from reproq.models.siamese import SiameseConfig, SiameseEncoder, SiameseRanker
 from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores, encode_corpus
-from reproq.question_retrieval.evaluate import evaluate, pooled_auc
+from reproq.question_retrieval.evaluate import pooled_auc, retrieval_scores
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint
 from reproq.train.loop import Callback, fit_best
-from reproq.train.objectives import DomainAdversarialObjective
+from reproq.train.objectives import ContrastiveObjective, DomainAdversarialObjective
 from reproq.train.runs import RunResult
 from reproq.train.runtime import resolve_device, seed_everything
 
@@ -58,9 +60,11 @@ def prepare_target(target: QuestionRetrievalData, vocab) -> Target:
                   target.provenance)
 
 
-def target_scores(encoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device) -> dict[str, float]:
-    """The pooled AUC variants of :data:`AUCS` of an encoder's cosine scores on the target pairs ``queries``."""
-    scores = candidate_scores(encoder, corpus, queries, device=device)
+def target_scores(encoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device,
+                  distance: bool = False) -> dict[str, float]:
+    """The pooled AUC variants of :data:`AUCS` of an encoder's cosine scores (``distance``: minus the Euclidean
+    distances) on the target pairs ``queries``."""
+    scores = candidate_scores(encoder, corpus, queries, device=device, distance=distance)
     return {name: pooled_auc(queries, scores, max_fpr=fpr, variant=variant) for name, (fpr, variant) in AUCS.items()}
 
 
@@ -116,47 +120,76 @@ def adapt_one(data, config, seed: int, *, lam: float, classifier: DomainClassifi
     apart from the encodings, but the reversal passes nothing back, so it only *measures* how far apart they are —
     and λ > 0 is adversarial training. The epoch of the best target dev AUC(0.05) is kept; its scores (source dev
     MRR, target dev and test AUCs) are returned. A run under ``checkpoint_root`` resumes."""
+    if lam < 0:
+        raise ValueError(f"λ must be >= 0 (0: direct transfer), got {lam}")
+
+    def model(encoder):
+        return AdversarialRanker(encoder, DomainClassifier(encoder.output_dim, replace(classifier, lam=lam)))
+
+    def extra_callbacks(m, corpus, target_corpus, device):
+        return [cb.Evaluate(lambda m: _domain_probe(m, corpus, target_corpus, device=device), prefix="domain_"),
+                GradientNorms(m.classifier)]
+
+    label = "direct" if lam == 0 else f"adversarial λ={lam:g}"
+    return _adapted(data, config, seed, model, DomainAdversarialObjective(margin=config.margin, l2=config.l2),
+                    label=label, key={"lam": lam, "classifier": classifier}, target_batches=True,
+                    extra_callbacks=extra_callbacks, device=device, checkpoint_root=checkpoint_root, progress=progress)
+
+
+def siamese_one(data, config, seed: int, *, siamese: SiameseConfig = SiameseConfig(), device: str = "auto",
+                checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
+    """Smolyakov & Srikant Experiment 3's Siamese network: ``config``'s encoder (their BiLSTM, mean pooling, no
+    normalisation) under dense layers with dropout, the contrastive loss on AskUbuntu's pairs, candidates ranked by
+    minus the distance; the epoch of the best target dev AUC(0.05) is kept, as in :func:`adapt_one`."""
+    return _adapted(data, config, seed, lambda encoder: SiameseRanker(SiameseEncoder(encoder, siamese)),
+                    ContrastiveObjective(margin=siamese.margin), label="siamese", key={"siamese": siamese},
+                    distance=True, device=device, checkpoint_root=checkpoint_root, progress=progress)
+
+
+def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict, target_batches: bool = False,
+             extra_callbacks=None, distance: bool = False, device: str, checkpoint_root: Path | None,
+             progress: bool) -> RunResult:
+    """The loop every adaptation method shares: ``build(question_encoder)`` is the model ``objective`` trains on the
+    source batches (with target questions when ``target_batches``); the target dev AUC(0.05) keeps the epoch."""
     from reproq.question_retrieval.run import build_model, checkpoint_key, cut_corpus, source_batches  # run imports us
 
     if data.target is None:
         raise ValueError("adaptation needs run.prepare(source, target=...): the target corpus and pairs")
-    if lam < 0:
-        raise ValueError(f"λ must be >= 0 (0: direct transfer), got {lam}")
     started = time.time()
     device = resolve_device(device)
     seed_everything(seed)
-    encoder = build_model(data, config).question_encoder
-    model = AdversarialRanker(encoder, DomainClassifier(encoder.output_dim, replace(classifier, lam=lam))).to(device)
+    model = build(build_model(data, config).question_encoder).to(device)
+    encoder = model.question_encoder
     corpus, target = cut_corpus(data, config), data.target
     target_corpus = EncodedCorpus({q: t[:config.max_title_len] for q, t in target.corpus.titles.items()},
                                   {q: b[:config.max_body_len] for q, b in target.corpus.bodies.items()})
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr,
                                  weight_decay=config.weight_decay)
-    callbacks = [cb.Evaluate(lambda m: {"MRR": evaluate(m.question_encoder, corpus, data.dev, device=device)["MRR"]}),
-                 cb.Evaluate(lambda m: target_scores(m.question_encoder, target_corpus, target.dev, device=device),
-                             prefix="target_dev_"),
-                 cb.Evaluate(lambda m: _domain_probe(m, corpus, target_corpus, device=device), prefix="domain_"),
-                 cb.KeepBest("target_dev_AUC(0.05)"), cb.EarlyStopping("target_dev_AUC(0.05)", config.patience),
-                 GradientNorms(model.classifier)]
+    on_target = lambda queries: target_scores(encoder, target_corpus, queries, device=device, distance=distance)  # noqa: E731
+    callbacks = [cb.Evaluate(lambda m: {"MRR": retrieval_scores(data.dev, candidate_scores(
+                     encoder, corpus, data.dev, device=device, distance=distance))["MRR"]}),
+                 cb.Evaluate(lambda m: on_target(target.dev), prefix="target_dev_"),
+                 *(extra_callbacks(model, corpus, target_corpus, device) if extra_callbacks else []),
+                 cb.KeepBest("target_dev_AUC(0.05)"), cb.EarlyStopping("target_dev_AUC(0.05)", config.patience)]
     if config.lr_halve_every:
         callbacks.append(cb.LearningRateSchedule(
             optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
-    label = "direct" if lam == 0 else f"adversarial λ={lam:g}"
     callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} {label} seed {seed}",
                                     metric="target_dev_AUC(0.05)", disable=not progress))
-    key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, "lam": lam,
-                                                              "classifier": classifier})
+    run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key})
 
     def batches(epoch: int):
         source = source_batches(data, corpus, config, seed=seed, epoch=epoch)
-        for batch in adversarial_batches(source, target_corpus, epoch=epoch, seed=seed):
+        if target_batches:
+            source = adversarial_batches(source, target_corpus, epoch=epoch, seed=seed)
+        for batch in source:
             yield batch.to(device)
 
-    state = fit_best(model, DomainAdversarialObjective(margin=config.margin, l2=config.l2), optimizer, batches, epochs=config.epochs,
-                     callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
+    state = fit_best(model, objective, optimizer, batches, epochs=config.epochs, callbacks=callbacks, key=run_key,
+                     checkpoint_root=checkpoint_root)
     best = state.history[state.best["epoch"]]
     scores = {"dev": {"MRR": best["dev_MRR"]},
               "target_dev": {k[len("target_dev_"):]: v for k, v in best.items() if k.startswith("target_dev_")},
-              "target_test": target_scores(encoder, target_corpus, target.test, device=device)}
+              "target_test": on_target(target.test)}
     return RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
                      count_parameters(encoder), time.time() - started)

@@ -111,8 +111,13 @@ def encode_questions(model: QuestionEncoder, corpus: EncodedCorpus, ids: Sequenc
 
 
 def candidate_scores(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *,
-                     device) -> list[np.ndarray]:
-    """Cosine similarity of each query to each of its candidates, aligned with ``candidate_ids``."""
+                     device, distance: bool = False) -> list[np.ndarray]:
+    """Cosine similarity of each query to each of its candidates (the encoder's vectors are unit vectors), or, with
+    ``distance``, minus their Euclidean distance (a Siamese network's score); aligned with ``candidate_ids``."""
     ids = [i for q in queries for i in (q.id, *q.candidate_ids)]
     v = encode_questions(model, corpus, ids, device=device)
-    return [torch.stack([v[c] for c in q.candidate_ids]).matmul(v[q.id]).double().numpy() for q in queries]
+    scores = []
+    for q in queries:
+        candidates = torch.stack([v[c] for c in q.candidate_ids])
+        scores.append((-(candidates - v[q.id]).norm(dim=-1) if distance else candidates.matmul(v[q.id])).double().numpy())
+    return scores

@@ -53,6 +53,32 @@ class MaxMarginObjective:
         return loss + self.l2 * norm_penalty(model) if self.l2 else loss
 
 
+def contrastive_loss(positive: torch.Tensor, negatives: torch.Tensor, mask: torch.Tensor, *,
+                     margin: float) -> torch.Tensor:
+    """Smolyakov & Srikant's Eq. 4 (the contrastive loss of a Siamese network, y = 0 similar, 1 dissimilar),
+    averaged over every similar pair (``positive`` distances [N]) and every real dissimilar one (``negatives``
+    [N, K] where ``mask``): ½ D² for the first, ½ max(0, Δ − D)² for the second.
+
+    >>> round(contrastive_loss(torch.tensor([0.2]), torch.tensor([[0.1, 0.9]]), torch.tensor([[True, True]]),
+    ...                        margin=0.5).item(), 4)  # (0.5·0.04 + 0.5·0.16 + 0) / 3
+    0.0333
+    """
+    similar = 0.5 * positive.square()
+    dissimilar = 0.5 * torch.clamp(margin - negatives, min=0.0).square()[mask]
+    return torch.cat([similar, dissimilar]).mean()
+
+
+@dataclass(frozen=True)
+class ContrastiveObjective:
+    """:func:`contrastive_loss` of the distances ``model(batch)`` returns, ``(positive [N], negatives [N, K], mask)``."""
+
+    margin: float = 0.5  # Smolyakov & Srikant Table 5: loss margin 0.5
+
+    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+        positive, negatives, mask = model(batch)
+        return contrastive_loss(positive, negatives, mask, margin=self.margin)
+
+
 @dataclass(frozen=True)
 class DomainAdversarialObjective:
     """Smolyakov & Srikant Eq. 2 in one backward pass: the max-margin loss of the source pairs plus the domain

@@ -120,3 +120,29 @@ def test_an_adversarial_run_resumes_to_identical_numbers(data, tmp_path, monkeyp
                            progress=False)
     strip = lambda h: [{k: v for k, v in r.items() if r["epoch"] or k != "loss"} for r in h]  # noqa: E731 (NaN)
     assert strip(resumed.history) == strip(whole.history) and resumed.scores == whole.scores
+
+
+def test_the_siamese_network_trains_with_the_contrastive_loss_and_ranks_by_distance(data):
+    from reproq.models.siamese import SiameseConfig
+
+    siamese = ex.TrainConfig(encoder="lstm", encoder_settings=(("hidden_dim", 4), ("bidirectional", True)), epochs=2,
+                             queries_per_batch=10, max_train_queries=20, l2=0.0, idf_reweight=False,
+                             question=replace(ex.TrainConfig().question, pooling="mean", normalize_states=False,
+                                              dropout=0.0))
+    result = ad.siamese_one(data, siamese, seed=1, siamese=SiameseConfig(dense_layers=2), device="cpu",
+                            progress=False)
+    assert [h["epoch"] for h in result.history] == [0, 1, 2] and result.history[2]["loss"] < result.history[1]["loss"]
+    assert 0 <= result.scores["target_test"]["AUC"] <= 1
+
+
+def test_distance_scores_are_minus_the_euclidean_distance(data):
+    from reproq.question_retrieval.batches import candidate_scores, encode_questions
+
+    encoder = ex.build_model(data, config()).question_encoder.eval()
+    q = data.target.dev[0]
+    cosine = candidate_scores(encoder, data.target.corpus, [q], device="cpu")[0]
+    distance = candidate_scores(encoder, data.target.corpus, [q], device="cpu", distance=True)[0]
+    v = encode_questions(encoder, data.target.corpus, [q.id, *q.candidate_ids], device="cpu")
+    assert distance[0] == pytest.approx(-float((v[q.candidate_ids[0]] - v[q.id]).norm()), rel=1e-6)
+    # unit vectors: the squared distance is 2 - 2 cos, so both rank the candidates alike
+    assert distance.tolist() == pytest.approx((-(2 - 2 * cosine) ** 0.5).tolist(), abs=1e-5)
