@@ -44,6 +44,18 @@ class QuestionRetrieval:
 
 
 @dataclass(frozen=True)
+class Adaptation:
+    """Smolyakov & Srikant's AskUbuntu → Android experiments (:mod:`reproq.question_retrieval.adaptation`)."""
+
+    seeds: tuple[int, ...]
+    lambdas: tuple[float, ...]  # λ of the adversarial runs, chosen on Android dev (λ = 0, direct transfer, always runs)
+    train: dict  # TrainConfig overrides of Smolyakov & Srikant's setting (configs.smolyakov_config)
+    doc2vec_epochs: int = 64  # §6.3
+    target_dev_queries: int | None = None  # Android dev queries that choose the epoch (None: all 1,145)
+    target_test_queries: int | None = None  # Android test queries reported (None: all 1,148; smoke: a few)
+
+
+@dataclass(frozen=True)
 class AnswerSelection:
     """Tay et al.'s rankers (:mod:`reproq.answer_selection.configs` turns it into runs)."""
 
@@ -69,6 +81,7 @@ class Profile:
     synthetic: dict  # SyntheticConfig overrides: the stand-in's size when a corpus is missing
     lexical: Lexical
     question_retrieval: QuestionRetrieval
+    adaptation: Adaptation
     answer_selection: AnswerSelection
     bench: Benchmarks
 
@@ -91,6 +104,8 @@ PROFILES = {
         question_retrieval=QuestionRetrieval((1,), 0.05, 2, 15, 40, (1e-3,), (0.1,), (3,), 2, max_body_len=30,
                                              max_pooling_epochs=3,
                                              pretraining={"epochs": 2, "batch_size": 32, "max_pairs": 64}),
+        adaptation=Adaptation(seeds=(1,), lambdas=(1e-3,), train={"epochs": 1, "max_train_queries": 20},
+                              doc2vec_epochs=2, target_dev_queries=40, target_test_queries=40),
         answer_selection=AnswerSelection(
             seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16, "mlp_dim": 16},
             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
@@ -115,6 +130,9 @@ PROFILES = {
         # notebook 04 took 40 minutes, a third of it AP-BiLSTM);
         # TRAIN: the paper's 25 epochs (patience 5); TRAIN-ALL: 3 epochs of 200 batches of 128 (1.5 passes over
         # TRAIN-ALL in all; the paper: 5 passes); QatarLiving and WikiQA: fewer epochs
+        # one seed, 4 epochs of 240 AskUbuntu queries, λ in {0.1, 1e-3}, 300 Android dev queries choose the epoch
+        adaptation=Adaptation(seeds=(1,), lambdas=(1e-1, 1e-3), train={"epochs": 4, "max_train_queries": 240},
+                              doc2vec_epochs=16, target_dev_queries=300),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1,),
             ranker={"projection_dim": 50, "hidden_dim": 64, "mlp_dim": 64},
@@ -136,6 +154,8 @@ PROFILES = {
         question_retrieval=QuestionRetrieval((1, 2, 3, 4, 5), 1.0, 50, 15, None, (1e-3, 3e-4), (0.1, 0.2, 0.3),
                                              (2, 3, 4), 16),
         # Tay et al.: 25 epochs (TRAIN) and 5 (TRAIN-ALL), the search grid
+        # Table 4's λ (1e-6 CNN, 1e-7 LSTM) among the sweep of §7 (1e-3 .. 1e-7), and a strong 0.1 beside it
+        adaptation=Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={}),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5), ranker={},
             train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},

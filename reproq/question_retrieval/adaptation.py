@@ -10,10 +10,10 @@ pooled_auc`), scikit-learn's McClish value beside it.
   both corpora when given the target), and its dev/test pairs;
 - :func:`adversarial_batches`: each source training batch of :mod:`~reproq.question_retrieval.batches`, with as many
   Android questions as it has source questions, drawn from the corpus by ``(seed, epoch)`` — texts only;
-- :func:`adapt_one`: one configuration, one seed, one λ (0: direct transfer), checkpointed like every run; each
+- :func:`adapt` (:func:`adapt_one`: its result alone): one configuration, one seed, one λ (0: direct transfer), checkpointed like every run; each
   epoch records the source dev MRR, the Android dev AUCs, the domain classifier's loss and accuracy on a fixed sample
   of both domains, and the mean gradient norm of each of its layers (Figures 12–14);
-- :func:`siamese_one`: Experiment 3's Siamese BiLSTM with dense layers and dropout, contrastive loss, the same loop.
+- :func:`siamese` (:func:`siamese_one`): Experiment 3's Siamese BiLSTM with dense layers and dropout, contrastive loss, the same loop.
 """
 
 from __future__ import annotations
@@ -60,12 +60,34 @@ def prepare_target(target: QuestionRetrievalData, vocab) -> Target:
                   target.provenance)
 
 
+def with_target_sample(data, *, dev: int | None, test: int | None = None, seed: int = 0):
+    """``data`` (``run.Prepared``) whose target dev and test sets keep ``dev`` and ``test`` of their queries, drawn
+    with ``seed`` (None: all): a cheaper choice of epoch for a small profile (``cpu`` samples dev only; ``smoke`` also
+    test, to run every code path in seconds)."""
+    def sample(queries, n):
+        if n is None or n >= len(queries):
+            return queries
+        return [queries[i] for i in sorted(np.random.default_rng(seed).choice(len(queries), n, replace=False))]
+
+    return replace(data, target=replace(data.target, dev=sample(data.target.dev, dev),
+                                        test=sample(data.target.test, test)))
+
+
 def target_scores(encoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device,
                   distance: bool = False) -> dict[str, float]:
     """The pooled AUC variants of :data:`AUCS` of an encoder's cosine scores (``distance``: minus the Euclidean
     distances) on the target pairs ``queries``."""
     scores = candidate_scores(encoder, corpus, queries, device=device, distance=distance)
     return {name: pooled_auc(queries, scores, max_fpr=fpr, variant=variant) for name, (fpr, variant) in AUCS.items()}
+
+
+def target_pairs(encoder, data, config, queries: Sequence[EvalQuery], *, device, distance: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, scores)`` of every (query, candidate) pair of the target ``queries``, pooled: what a ROC curve of a
+    trained ``encoder`` (of ``config``, on ``data``) is drawn from."""
+    scores = candidate_scores(encoder, cut_target(data, config), queries, device=resolve_device(device),
+                              distance=distance)
+    return np.concatenate([q.labels for q in queries]), np.concatenate(scores)
 
 
 def adversarial_batches(source_batches: Iterator, target: EncodedCorpus, *, epoch: int, seed: int
@@ -113,13 +135,31 @@ def _domain_probe(model: AdversarialRanker, source: EncodedCorpus, target: Encod
             "accuracy": float(((logits > 0).float() == domain).float().mean())}
 
 
-def adapt_one(data, config, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
-              device: str = "auto", checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
+def adapt_one(data, config, seed: int, **options) -> RunResult:
+    """:func:`adapt`'s result alone."""
+    return adapt(data, config, seed, **options)[1]
+
+
+def siamese_one(data, config, seed: int, **options) -> RunResult:
+    """:func:`siamese`'s result alone."""
+    return siamese(data, config, seed, **options)[1]
+
+
+def cut_target(data, config) -> EncodedCorpus:
+    """The target corpus as ``config`` reads it (titles and bodies cut at its lengths)."""
+    return EncodedCorpus({q: t[:config.max_title_len] for q, t in data.target.corpus.titles.items()},
+                         {q: b[:config.max_body_len] for q, b in data.target.corpus.bodies.items()})
+
+
+def adapt(data, config, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
+          device: str = "auto", checkpoint_root: Path | None = None, progress: bool = True
+          ) -> tuple[torch.nn.Module, RunResult]:
     """Train ``config`` (``run.TrainConfig``) on the source labels of ``data`` (``run.Prepared`` with a ``target``)
     with one seed and λ = ``lam``: 0 is direct transfer — the domain classifier still learns to tell the domains
     apart from the encodings, but the reversal passes nothing back, so it only *measures* how far apart they are —
     and λ > 0 is adversarial training. The epoch of the best target dev AUC(0.05) is kept; its scores (source dev
-    MRR, target dev and test AUCs) are returned. A run under ``checkpoint_root`` resumes."""
+    MRR, target dev and test AUCs) are returned with the encoder at that epoch (eval mode). A run under
+    ``checkpoint_root`` resumes."""
     if lam < 0:
         raise ValueError(f"λ must be >= 0 (0: direct transfer), got {lam}")
 
@@ -136,19 +176,19 @@ def adapt_one(data, config, seed: int, *, lam: float, classifier: DomainClassifi
                     extra_callbacks=extra_callbacks, device=device, checkpoint_root=checkpoint_root, progress=progress)
 
 
-def siamese_one(data, config, seed: int, *, siamese: SiameseConfig = SiameseConfig(), device: str = "auto",
-                checkpoint_root: Path | None = None, progress: bool = True) -> RunResult:
+def siamese(data, config, seed: int, *, network: SiameseConfig = SiameseConfig(), device: str = "auto",
+            checkpoint_root: Path | None = None, progress: bool = True) -> tuple[torch.nn.Module, RunResult]:
     """Smolyakov & Srikant Experiment 3's Siamese network: ``config``'s encoder (their BiLSTM, mean pooling, no
     normalisation) under dense layers with dropout, the contrastive loss on AskUbuntu's pairs, candidates ranked by
-    minus the distance; the epoch of the best target dev AUC(0.05) is kept, as in :func:`adapt_one`."""
-    return _adapted(data, config, seed, lambda encoder: SiameseRanker(SiameseEncoder(encoder, siamese)),
-                    ContrastiveObjective(margin=siamese.margin), label="siamese", key={"siamese": siamese},
+    minus the distance; the epoch of the best target dev AUC(0.05) is kept, as in :func:`adapt`."""
+    return _adapted(data, config, seed, lambda encoder: SiameseRanker(SiameseEncoder(encoder, network)),
+                    ContrastiveObjective(margin=network.margin), label="siamese", key={"siamese": network},
                     distance=True, device=device, checkpoint_root=checkpoint_root, progress=progress)
 
 
 def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict, target_batches: bool = False,
              extra_callbacks=None, distance: bool = False, device: str, checkpoint_root: Path | None,
-             progress: bool) -> RunResult:
+             progress: bool) -> tuple[torch.nn.Module, RunResult]:
     """The loop every adaptation method shares: ``build(question_encoder)`` is the model ``objective`` trains on the
     source batches (with target questions when ``target_batches``); the target dev AUC(0.05) keeps the epoch."""
     from reproq.question_retrieval.run import build_model, checkpoint_key, cut_corpus, source_batches  # run imports us
@@ -160,9 +200,7 @@ def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict
     seed_everything(seed)
     model = build(build_model(data, config).question_encoder).to(device)
     encoder = model.question_encoder
-    corpus, target = cut_corpus(data, config), data.target
-    target_corpus = EncodedCorpus({q: t[:config.max_title_len] for q, t in target.corpus.titles.items()},
-                                  {q: b[:config.max_body_len] for q, b in target.corpus.bodies.items()})
+    corpus, target, target_corpus = cut_corpus(data, config), data.target, cut_target(data, config)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr,
                                  weight_decay=config.weight_decay)
     on_target = lambda queries: target_scores(encoder, target_corpus, queries, device=device, distance=distance)  # noqa: E731
@@ -176,7 +214,8 @@ def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict
             optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
     callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} {label} seed {seed}",
                                     metric="target_dev_AUC(0.05)", disable=not progress))
-    run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key})
+    run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key},
+                             [q.id for q in target.dev])  # the dev queries that choose the epoch
 
     def batches(epoch: int):
         source = source_batches(data, corpus, config, seed=seed, epoch=epoch)
@@ -191,5 +230,5 @@ def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict
     scores = {"dev": {"MRR": best["dev_MRR"]},
               "target_dev": {k[len("target_dev_"):]: v for k, v in best.items() if k.startswith("target_dev_")},
               "target_test": on_target(target.test)}
-    return RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
-                     count_parameters(encoder), time.time() - started)
+    return encoder, RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
+                              count_parameters(encoder), time.time() - started)

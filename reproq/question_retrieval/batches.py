@@ -115,9 +115,15 @@ def candidate_scores(model: QuestionEncoder, corpus: EncodedCorpus, queries: Seq
     """Cosine similarity of each query to each of its candidates (the encoder's vectors are unit vectors), or, with
     ``distance``, minus their Euclidean distance (a Siamese network's score); aligned with ``candidate_ids``."""
     ids = [i for q in queries for i in (q.id, *q.candidate_ids)]
-    v = encode_questions(model, corpus, ids, device=device)
+    return vector_scores(encode_questions(model, corpus, ids, device=device), queries, distance=distance)
+
+
+def vector_scores(vectors, queries: Sequence[EvalQuery], *, distance: bool = False) -> list[np.ndarray]:
+    """Each query's candidates scored from question vectors (``vectors``: id -> 1-d tensor or array): dot products
+    (cosines, for unit vectors), or minus the Euclidean distances."""
     scores = []
     for q in queries:
-        candidates = torch.stack([v[c] for c in q.candidate_ids])
-        scores.append((-(candidates - v[q.id]).norm(dim=-1) if distance else candidates.matmul(v[q.id])).double().numpy())
+        candidates = torch.stack([torch.as_tensor(vectors[c]) for c in q.candidate_ids])
+        query = torch.as_tensor(vectors[q.id])
+        scores.append((-(candidates - query).norm(dim=-1) if distance else candidates.matmul(query)).double().numpy())
     return scores

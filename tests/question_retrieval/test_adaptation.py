@@ -129,7 +129,7 @@ def test_the_siamese_network_trains_with_the_contrastive_loss_and_ranks_by_dista
                              queries_per_batch=10, max_train_queries=20, l2=0.0, idf_reweight=False,
                              question=replace(ex.TrainConfig().question, pooling="mean", normalize_states=False,
                                               dropout=0.0))
-    result = ad.siamese_one(data, siamese, seed=1, siamese=SiameseConfig(dense_layers=2), device="cpu",
+    result = ad.siamese_one(data, siamese, seed=1, network=SiameseConfig(dense_layers=2), device="cpu",
                             progress=False)
     assert [h["epoch"] for h in result.history] == [0, 1, 2] and result.history[2]["loss"] < result.history[1]["loss"]
     assert 0 <= result.scores["target_test"]["AUC"] <= 1
