@@ -137,3 +137,30 @@ def learning_rate_figure(config, *, title: str):
     ax.xaxis.get_major_locator().set_params(integer=True)
     fig.tight_layout()
     return fig
+
+
+def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+                   runs: Mapping[str, RunResult], histogram: tuple[np.ndarray, np.ndarray], config) -> list[Record]:
+    """The numbers behind Figures 9–15 as records: each ROC curve's AUCs (``roc``: figure -> label -> pooled labels
+    and scores), the TF-IDF scores' mean per class (Figure 11), each run's training loss, domain-classifier loss and
+    accuracy, and gradient norms per epoch (Figures 12–14), and the learning rate per epoch (Figure 9)."""
+    base = dict(paper="smolyakov2017", dataset="android")
+    records = [record for figure, curves in roc.items() for label, (y, s) in curves.items()
+               for record in provenance.records(auc_values(y, s), table=figure, split="test", method=label, **base)]
+    y, s = histogram
+    records += provenance.records({"mean score, similar": float(s[y == 1].mean()),
+                                   "mean score, dissimilar": float(s[y == 0].mean())},
+                                  table="Figure 11", split="test", method="TF-IDF", **base)
+    for label, run in runs.items():
+        for h in run.history:
+            values = {k: v for k, v in h.items() if k == "loss" or k.startswith(("domain_", "grad_norm"))}
+            for figure, keys in (("Figure 12", ("loss",)), ("Figure 13", ("domain_loss", "domain_accuracy")),
+                                 ("Figure 14", tuple(k for k in values if k.startswith("grad_norm")))):
+                present = {k: values[k] for k in keys if k in values and values[k] == values[k]}  # NaN: epoch 0 loss
+                records += provenance.records(present, table=figure, split="train", method=label,
+                                              setting=f"epoch={h['epoch']}", seeds=(run.seed,), **base) if present else []
+    for epoch in range(1, config.epochs + 1):
+        rate = config.lr * 0.5 ** ((epoch - 1) // config.lr_halve_every) if config.lr_halve_every else config.lr
+        records += provenance.records({"learning rate": rate}, table="Figure 9", split="train", method="Adam",
+                                      setting=f"epoch={epoch}", paper="smolyakov2017", dataset="askubuntu")
+    return records
