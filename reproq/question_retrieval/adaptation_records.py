@@ -164,3 +164,20 @@ def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tup
         records += provenance.records({"learning rate": rate}, table="Figure 9", split="train", method="Adam",
                                       setting=f"epoch={epoch}", paper="smolyakov2017", dataset="askubuntu")
     return records
+
+
+def ranking_table(methods: Mapping[str, tuple[Sequence, Sequence[np.ndarray]]]) -> pd.DataFrame:
+    """Is a low pooled AUC the pooling's doing? Per method (``methods``: label -> (queries, score arrays)): the
+    pooled AUC, the mean over queries of each query's own AUC (queries with a similar and a dissimilar candidate),
+    and Lei et al.'s MAP and MRR of the same rankings. Pooling compares scores across queries, so an encoder whose
+    scores sit at a different level per query loses pooled AUC that its per-query rankings keep."""
+    from reproq.question_retrieval.evaluate import retrieval_scores
+
+    rows = []
+    for label, (queries, scores) in methods.items():
+        y, s = pooled(queries, scores)
+        own = [metrics.auc_score(q.labels, v) for q, v in zip(queries, scores) if 0 < q.labels.sum() < len(q.labels)]
+        ranking = retrieval_scores(queries, scores)
+        rows.append({"method": label, "pooled AUC": metrics.auc_score(y, s), "mean per-query AUC": float(np.mean(own)),
+                     "MAP": ranking["MAP"], "MRR": ranking["MRR"], "queries": len(queries)})
+    return pd.DataFrame(rows)
