@@ -27,3 +27,18 @@ def test_dm_and_dbow_are_different_models():
     assert dm.model_.dm and not dbow.model_.dm
     q = {"q": ["wifi", "after", "update"]}
     assert not np.array_equal(dm.vectors(q)["q"], dbow.vectors(q)["q"])
+
+
+def test_two_processes_with_different_hash_seeds_give_the_same_vectors(tmp_path):
+    """gensim hashes words with Python's hash() unless told otherwise, and that differs per process; the ranker's
+    vectors must not (a notebook run twice gave doc2vec-DM AUCs 0.709 and 0.710 before)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import json, sys; from reproq.baselines.doc2vec import Doc2VecConfig, Doc2VecRanker; "
+              f"docs = {DOCS!r}; r = Doc2VecRanker(Doc2VecConfig(**{SMALL!r})).fit(docs); "
+              "print(json.dumps(r.vectors({'q': ['wifi', 'crash', 'boot']})['q'].tolist()))")
+    outputs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert outputs[0] == outputs[1] and outputs[0].startswith("[")
