@@ -41,26 +41,26 @@ def table7_records(runs: Sequence[RunResult], provenance: Provenance, *, method:
 
 
 def roc_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], *, title: str):
-    """ROC curves of several methods (``curves``: label -> pooled labels and scores), FPR ≤ 0.05 shaded."""
+    """ROC curves of several methods (``curves``: label -> pooled labels and scores), FPR ≤ 0.05 shaded; the right
+    panel zooms into FPR ≤ 0.1, where AUC(0.05) is decided."""
     import matplotlib.pyplot as plt
     from sklearn.metrics import RocCurveDisplay
 
-    fig, (full, low) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, (full, low) = plt.subplots(1, 2, figsize=(12, 5))
     for label, (y, s) in curves.items():
-        values = auc_values(y, s)
-        name = f"{label} (AUC {values['AUC']:.2f}, AUC(0.05) {values['AUC(0.05)']:.2f})"
+        name = f"{label}: AUC(0.05) {auc_values(y, s)['AUC(0.05)']:.2f}"  # scikit-learn appends the whole AUC
         for ax in (full, low):
-            RocCurveDisplay.from_predictions(y, s, ax=ax, name=name, plot_chance_level=ax is full and label == list(
-                curves)[-1])
+            RocCurveDisplay.from_predictions(y, s, ax=ax, name=name)
     for ax in (full, low):
-        ax.axvspan(0, 0.05, color="grey", alpha=0.15, label="FPR ≤ 0.05: AUC(0.05)")
-        ax.set(xlabel="false positive rate", ylabel="true positive rate")
-    low.set(xlim=(0, 0.1), title="FPR up to 0.1")
-    full.set(title="whole curve")
-    full.legend(fontsize=7, loc="lower right")
-    low.get_legend().remove()
+        ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=0.8)
+        ax.axvspan(0, 0.05, color="grey", alpha=0.15)
+        ax.set(xlabel="false positive rate", ylabel="true positive rate", aspect="auto")
+        ax.get_legend().remove()
+    low.set(xlim=(0, 0.1), title="FPR up to 0.1 (shaded: FPR ≤ 0.05, what AUC(0.05) measures)")
+    full.set(title="whole curve (dashed: chance)")
+    fig.legend(*full.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.12 + 0.03 * ((len(curves) + 1) // 2), 1, 1))
     return fig
 
 
