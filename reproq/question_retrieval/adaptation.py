@@ -32,10 +32,10 @@ from reproq.models import count_parameters
 from reproq.models.adversarial import AdversarialBatch, AdversarialRanker, DomainClassifier, DomainClassifierConfig
 from reproq.models.siamese import SiameseConfig, SiameseEncoder, SiameseRanker
 from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores, encode_corpus
-from reproq.question_retrieval.evaluate import pooled_auc, retrieval_scores
+from reproq.question_retrieval.evaluate import pooled, pooled_auc, retrieval_scores
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint
-from reproq.train.loop import Callback, fit_best
+from reproq.train.loop import fit_best
 from reproq.train.objectives import ContrastiveObjective, DomainAdversarialObjective
 from reproq.train.runs import RunResult
 from reproq.train.runtime import resolve_device, seed_everything
@@ -85,9 +85,8 @@ def target_pairs(encoder, data, config, queries: Sequence[EvalQuery], *, device,
                  ) -> tuple[np.ndarray, np.ndarray]:
     """``(labels, scores)`` of every (query, candidate) pair of the target ``queries``, pooled: what a ROC curve of a
     trained ``encoder`` (of ``config``, on ``data``) is drawn from."""
-    scores = candidate_scores(encoder, cut_target(data, config), queries, device=resolve_device(device),
-                              distance=distance)
-    return np.concatenate([q.labels for q in queries]), np.concatenate(scores)
+    return pooled(queries, candidate_scores(encoder, cut_target(data, config), queries,
+                                            device=resolve_device(device), distance=distance))
 
 
 def adversarial_batches(source_batches: Iterator, target: EncodedCorpus, *, epoch: int, seed: int
@@ -99,24 +98,6 @@ def adversarial_batches(source_batches: Iterator, target: EncodedCorpus, *, epoc
     for batch in source_batches:
         drawn = [ids[i] for i in rng.choice(len(ids), len(batch.title), replace=False)]
         yield AdversarialBatch(batch, *target.batch(drawn))
-
-
-class GradientNorms(Callback):
-    """The mean L2 norm, over an epoch's updates, of the gradient of each linear layer of ``module`` (Smolyakov &
-    Srikant Figure 14: the domain classifier's), recorded as ``grad_norm_layer<i>``."""
-
-    def __init__(self, module: torch.nn.Module):
-        self.layers = [m for m in module.modules() if isinstance(m, torch.nn.Linear)]
-        self.sums, self.n = np.zeros(len(self.layers)), 0
-
-    def on_batch_end(self, state, loss: float) -> None:
-        self.sums += [float(layer.weight.grad.norm()) if layer.weight.grad is not None else 0.0 for layer in self.layers]
-        self.n += 1
-
-    def on_epoch_end(self, state, model, record: dict) -> None:
-        if self.n:
-            record.update({f"grad_norm_layer{i + 1}": float(v / self.n) for i, v in enumerate(self.sums)})
-        self.sums, self.n = np.zeros(len(self.layers)), 0
 
 
 def _domain_probe(model: AdversarialRanker, source: EncodedCorpus, target: EncodedCorpus, *, device,
@@ -147,8 +128,7 @@ def siamese_one(data, config, seed: int, **options) -> RunResult:
 
 def cut_target(data, config) -> EncodedCorpus:
     """The target corpus as ``config`` reads it (titles and bodies cut at its lengths)."""
-    return EncodedCorpus({q: t[:config.max_title_len] for q, t in data.target.corpus.titles.items()},
-                         {q: b[:config.max_body_len] for q, b in data.target.corpus.bodies.items()})
+    return data.target.corpus.cut(config.max_title_len, config.max_body_len)
 
 
 def adapt(data, config, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
@@ -168,7 +148,7 @@ def adapt(data, config, seed: int, *, lam: float, classifier: DomainClassifierCo
 
     def extra_callbacks(m, corpus, target_corpus, device):
         return [cb.Evaluate(lambda m: _domain_probe(m, corpus, target_corpus, device=device), prefix="domain_"),
-                GradientNorms(m.classifier)]
+                cb.GradientNorms(m.classifier)]
 
     label = "direct" if lam == 0 else f"adversarial λ={lam:g}"
     return _adapted(data, config, seed, model, DomainAdversarialObjective(margin=config.margin, l2=config.l2),
@@ -210,8 +190,7 @@ def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict
                  *(extra_callbacks(model, corpus, target_corpus, device) if extra_callbacks else []),
                  cb.KeepBest("target_dev_AUC(0.05)"), cb.EarlyStopping("target_dev_AUC(0.05)", config.patience)]
     if config.lr_halve_every:
-        callbacks.append(cb.LearningRateSchedule(
-            optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
+        callbacks.append(cb.LearningRateSchedule(optimizer, config.learning_rate))
     callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} {label} seed {seed}",
                                     metric="target_dev_AUC(0.05)", disable=not progress))
     run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key},

@@ -14,15 +14,11 @@ import numpy as np
 import pandas as pd
 
 from reproq import metrics
+from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.results import Provenance, Record
 from reproq.train.runs import RunResult
 
 TABLE7 = dict(paper="smolyakov2017", table="Table 7", dataset="android", setting="source=askubuntu")
-
-
-def pooled(queries, scores: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """``(labels, scores)`` of every (query, candidate) pair, pooled as the 6.864 projects pool them."""
-    return np.concatenate([q.labels for q in queries]), np.concatenate(scores)
 
 
 def auc_values(labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
@@ -129,8 +125,7 @@ def learning_rate_figure(config, *, title: str):
     import matplotlib.pyplot as plt
 
     epochs = np.arange(1, config.epochs + 1)
-    rates = [config.lr * 0.5 ** ((e - 1) // config.lr_halve_every) if config.lr_halve_every else config.lr
-             for e in epochs]
+    rates = [config.learning_rate(e) for e in epochs]
     fig, ax = plt.subplots(figsize=(5, 3))
     ax.step(epochs, rates, where="post", marker="o")
     ax.set(xlabel="epoch", ylabel="learning rate (Adam)", title=title)
@@ -160,8 +155,7 @@ def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tup
                 records += provenance.records(present, table=figure, split="train", method=label,
                                               setting=f"epoch={h['epoch']}", seeds=(run.seed,), **base) if present else []
     for epoch in range(1, config.epochs + 1):
-        rate = config.lr * 0.5 ** ((epoch - 1) // config.lr_halve_every) if config.lr_halve_every else config.lr
-        records += provenance.records({"learning rate": rate}, table="Figure 9", split="train", method="Adam",
+        records += provenance.records({"learning rate": config.learning_rate(epoch)}, table="Figure 9", split="train", method="Adam",
                                       setting=f"epoch={epoch}", paper="smolyakov2017", dataset="askubuntu")
     return records
 
@@ -171,8 +165,6 @@ def ranking_table(methods: Mapping[str, tuple[Sequence, Sequence[np.ndarray]]]) 
     pooled AUC, the mean over queries of each query's own AUC (queries with a similar and a dissimilar candidate),
     and Lei et al.'s MAP and MRR of the same rankings. Pooling compares scores across queries, so an encoder whose
     scores sit at a different level per query loses pooled AUC that its per-query rankings keep."""
-    from reproq.question_retrieval.evaluate import retrieval_scores
-
     rows = []
     for label, (queries, scores) in methods.items():
         y, s = pooled(queries, scores)

@@ -40,6 +40,11 @@ class EncodedCorpus:
         body, body_mask = pad_batch([self.bodies[i] for i in ids])
         return title, title_mask, body, body_mask
 
+    def cut(self, max_title_len: int | None, max_body_len: int | None) -> EncodedCorpus:
+        """The corpus with titles and bodies cut at these lengths (None: uncut)."""
+        return EncodedCorpus({q: t[:max_title_len] for q, t in self.titles.items()},
+                             {q: b[:max_body_len] for q, b in self.bodies.items()})
+
 
 def encode_corpus(corpus: dict[str, Question], vocab: Vocabulary, *, max_title_len: int | None = None,
                   max_body_len: int | None = 100) -> EncodedCorpus:

@@ -31,11 +31,15 @@ def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[Ev
     return retrieval_scores(queries, candidate_scores(model, corpus, queries, device=device))
 
 
+def pooled(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, scores)`` of every (query, candidate) pair, pooled as the 6.864 projects pool them."""
+    return np.concatenate([q.labels for q in queries]), np.concatenate(scores)
+
+
 def pooled_auc(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray], *, max_fpr: float = 1.0,
                variant: str = "meter") -> float:
     """ROC AUC over all (query, candidate) pairs pooled, as the 6.864 projects report it on Android."""
-    y = np.concatenate([q.labels for q in queries])
-    return metrics.auc_score(y, np.concatenate(scores), max_fpr=max_fpr, variant=variant)
+    return metrics.auc_score(*pooled(queries, scores), max_fpr=max_fpr, variant=variant)
 
 
 def tfidf_grid(data: QuestionRetrievalData, *, ngrams: Sequence[int] = (1, 2, 3),

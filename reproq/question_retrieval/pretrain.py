@@ -37,7 +37,7 @@ import torch
 
 from reproq.data.batching import pad_batch
 from reproq.models import build_encoder
-from reproq.models.embedding import TokenEncoder, WordEmbedding
+from reproq.models.embedding import TokenEncoder
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig
 from reproq.question_retrieval.batches import EncodedCorpus
@@ -134,10 +134,10 @@ def title_encoder(model: EncoderDecoder) -> QuestionEncoder:
 
 def build_encoder_decoder(data, config) -> EncoderDecoder:
     """The encoder–decoder for the fine-tuning configuration ``config`` (``run.TrainConfig``) on ``data``."""
+    from reproq.question_retrieval.run import build_embedding  # run imports this module
+
     settings = dict(input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
-    embedding = WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if
-                              config.idf_reweight else None, dropout=config.question.dropout)
-    return EncoderDecoder(embedding, build_encoder(config.encoder, **settings),
+    return EncoderDecoder(build_embedding(data, config), build_encoder(config.encoder, **settings),
                           build_encoder(config.encoder, **settings), dropout=config.question.dropout)
 
 

@@ -58,6 +58,10 @@ class TrainConfig:
     max_train_queries: int | None = None  # a cheaper epoch: only this many query groups (None: all)
     pretrain: PretrainConfig | None = None  # Lei et al. §4.2: start from a pre-trained encoder (None: random init)
 
+    def learning_rate(self, epoch: int) -> float:
+        """The learning rate of ``epoch`` (from 1): ``lr``, halved every ``lr_halve_every`` epochs when set."""
+        return self.lr * 0.5 ** ((epoch - 1) // self.lr_halve_every) if self.lr_halve_every else self.lr
+
     def label(self) -> str:
         settings = ", ".join(f"{k}={v}" for k, v in self.encoder_settings)
         return f"{self.encoder}({settings}) {self.question.pooling} {self.question.fields} lr={self.lr} " \
@@ -99,17 +103,20 @@ def prepare(data: QuestionRetrievalData, *, max_positives: int = 10,
                     None if target is None else prepare_target(target, vocab))
 
 
+def build_embedding(data: Prepared, config: TrainConfig) -> WordEmbedding:
+    """The fixed word vectors ``config`` reads (IDF-scaled when it says so), with its dropout."""
+    return WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if config.idf_reweight
+                         else None, dropout=config.question.dropout)
+
+
 def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
     encoder = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
-    embedding = WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if
-                              config.idf_reweight else None, dropout=config.question.dropout)
-    return QuestionRanker(QuestionEncoder(TokenEncoder(embedding, encoder), config.question))
+    return QuestionRanker(QuestionEncoder(TokenEncoder(build_embedding(data, config), encoder), config.question))
 
 
 def cut_corpus(data: Prepared, config: TrainConfig) -> EncodedCorpus:
     """The corpus as ``config`` reads it: titles and bodies cut at its lengths."""
-    return EncodedCorpus({q: t[:config.max_title_len] for q, t in data.corpus.titles.items()},
-                         {q: b[:config.max_body_len] for q, b in data.corpus.bodies.items()})
+    return data.corpus.cut(config.max_title_len, config.max_body_len)
 
 
 def source_batches(data: Prepared, corpus: EncodedCorpus, config: TrainConfig, *, seed: int, epoch: int):
@@ -154,7 +161,7 @@ def trained_model(data: Prepared, config: TrainConfig, seed: int, *, device: str
     callbacks = [cb.Evaluate(lambda m: _headline(evaluate(m.question_encoder, corpus, data.dev, device=device))),
                  cb.KeepBest("dev_MRR"), cb.EarlyStopping("dev_MRR", patience=config.patience)]
     if config.lr_halve_every:
-        callbacks.append(cb.LearningRateSchedule(optimizer, lambda e: config.lr * 0.5 ** ((e - 1) // config.lr_halve_every)))
+        callbacks.append(cb.LearningRateSchedule(optimizer, config.learning_rate))
     callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} seed {seed}", disable=not progress))
     key = checkpoint_key(data, config, seed)
 

@@ -1,4 +1,5 @@
-"""Callbacks for :func:`reproq.train.loop.fit`: evaluate each epoch, keep the best state, stop early, show progress.
+"""Callbacks for :func:`reproq.train.loop.fit`: evaluate each epoch, keep the best state, stop early, show progress,
+schedule the learning rate, record gradient norms.
 
 They keep no state of their own that a resumed run would lose: whatever they need later lives in the
 :class:`~reproq.train.loop.FitState` (history, best), which the checkpoint holds.
@@ -10,6 +11,7 @@ import math
 import sys
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from reproq.train.loop import Callback, FitState
@@ -118,3 +120,21 @@ class LearningRateSchedule(Callback):
 
     def on_epoch_end(self, state: FitState, model: torch.nn.Module, record: dict) -> None:
         self._set(record["epoch"] + 1)
+
+
+class GradientNorms(Callback):
+    """The mean L2 norm, over an epoch's updates, of the gradient of each linear layer of ``module`` (Smolyakov &
+    Srikant Figure 14 plots a domain classifier's), recorded as ``grad_norm_layer<i>``."""
+
+    def __init__(self, module: torch.nn.Module):
+        self.layers = [m for m in module.modules() if isinstance(m, torch.nn.Linear)]
+        self.sums, self.n = np.zeros(len(self.layers)), 0
+
+    def on_batch_end(self, state, loss: float) -> None:
+        self.sums += [float(layer.weight.grad.norm()) if layer.weight.grad is not None else 0.0 for layer in self.layers]
+        self.n += 1
+
+    def on_epoch_end(self, state, model, record: dict) -> None:
+        if self.n:
+            record.update({f"grad_norm_layer{i + 1}": float(v / self.n) for i, v in enumerate(self.sums)})
+        self.sums, self.n = np.zeros(len(self.layers)), 0

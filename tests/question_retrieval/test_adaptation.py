@@ -3,30 +3,18 @@ the target-dev choice of epoch, resuming."""
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import pytest
 import torch
 
-from reproq.data.askubuntu import load_android, load_askubuntu
-from reproq.data.synthetic import SyntheticConfig
 from reproq.question_retrieval import adaptation as ad
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.batches import training_batches
 
-SMALL = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
-             n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30))
-
-
 @pytest.fixture(scope="module")
-def data():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        source = load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**SMALL))
-        target = load_android("synthetic", synthetic_config=SyntheticConfig(domain="android", **SMALL),
-                              real_pairs=False)
-        return ex.prepare(source, target=target)
+def data(tiny_prepared):
+    return tiny_prepared(target=True)
 
 
 def config(**kw):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import torch
@@ -15,15 +13,9 @@ from reproq.question_retrieval import gates
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.evaluate import evaluate
 
-TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
-            n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30))
-
-
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        data = ex.prepare(load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**TINY)))
+def trained(tmp_path_factory, tiny_prepared):
+    data = tiny_prepared()
     config = ex.TrainConfig(encoder="rcnn", encoder_settings=(("hidden_dim", 6),), epochs=3, queries_per_batch=10,
                             max_train_queries=20, max_body_len=20)
     model, result = ex.trained_model(data, config, 1, checkpoint_root=tmp_path_factory.mktemp("ckpt"), device="cpu",
@@ -63,10 +55,10 @@ def test_by_position_averages_over_the_questions_that_reach_t():
     assert len(gates.by_position([np.zeros((9, 2))], max_len=4)) == 4
 
 
-def test_word_kinds_cover_the_stand_ins_words_and_the_kind_table_counts_them(trained):
+def test_word_kinds_cover_the_stand_ins_words_and_the_kind_table_counts_them(trained, tiny_stand_in):
     data, config, model, _ = trained
-    kinds = word_kinds(SyntheticConfig(**TINY))
-    corpus_words = {w for q in load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**TINY)).corpus.values()
+    kinds = word_kinds(SyntheticConfig(**tiny_stand_in))
+    corpus_words = {w for q in load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**tiny_stand_in)).corpus.values()
                     for w in (*q.title, *q.body)}
     assert corpus_words <= set(kinds) and set(kinds.values()) == {"concept", "common", "filler"}
     corpus, ids = ex.cut_corpus(data, config), [q.id for q in data.dev]

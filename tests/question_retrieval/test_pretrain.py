@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
-from reproq.data.askubuntu import load_askubuntu
 from reproq.data.batching import pad_batch
-from reproq.data.synthetic import SyntheticConfig
 from reproq.models import build_encoder
 from reproq.models.embedding import WordEmbedding
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
@@ -20,17 +17,12 @@ from reproq.question_retrieval import pretrain as pt
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.batches import EncodedCorpus, TrainGroup
 
-TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
-            n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30), key_phrase_len=2, n_name_words=20,
-            twin_intents=True)
 PRETRAIN = pt.PretrainConfig(epochs=2, batch_size=32, max_pairs=64)
 
 
 @pytest.fixture(scope="module")
-def data():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ex.prepare(load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**TINY)))
+def data(tiny_prepared):
+    return tiny_prepared(key_phrase_len=2, n_name_words=20, twin_intents=True)
 
 
 def config(encoder="rcnn", **kw):

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 
-from reproq.data.askubuntu import load_askubuntu
-from reproq.data.synthetic import SyntheticConfig
 from reproq.models import build_encoder, count_parameters
 from reproq import profiles
 from reproq.question_retrieval import configs
@@ -16,15 +12,9 @@ from reproq.question_retrieval.records import smolyakov_params_records, table3_r
 from reproq.results import Provenance, run_records
 from reproq.train.runs import RunResult
 
-TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
-            n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30))
-
-
 @pytest.fixture(scope="module")
-def data():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ex.prepare(load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**TINY)))
+def data(tiny_prepared):
+    return tiny_prepared()
 
 
 def config(**kw):
