@@ -53,6 +53,7 @@ class Adaptation:
     doc2vec_epochs: int = 64  # §6.3
     target_dev_queries: int | None = None  # Android dev queries that choose the epoch (None: all 1,145)
     target_test_queries: int | None = None  # Android test queries reported (None: all 1,148; smoke: a few)
+    table4: bool = False  # adversarial runs on Table 4's networks (else on Table 3's, as direct transfer)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ PROFILES = {
                                              max_pooling_epochs=3,
                                              pretraining={"epochs": 2, "batch_size": 32, "max_pairs": 64}),
         adaptation=Adaptation(seeds=(1,), lambdas=(1e-3,), train={"epochs": 1, "max_train_queries": 20},
-                              doc2vec_epochs=2, target_dev_queries=40, target_test_queries=40),
+                              doc2vec_epochs=2, target_dev_queries=40, target_test_queries=40, table4=True),
         answer_selection=AnswerSelection(
             seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16, "mlp_dim": 16},
             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
@@ -155,7 +156,8 @@ PROFILES = {
                                              (2, 3, 4), 16),
         # Tay et al.: 25 epochs (TRAIN) and 5 (TRAIN-ALL), the search grid
         # Table 4's λ (1e-6 CNN, 1e-7 LSTM) among the sweep of §7 (1e-3 .. 1e-7), and a strong 0.1 beside it
-        adaptation=Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={}),
+        adaptation=Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={},
+                              table4=True),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5), ranker={},
             train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},

@@ -4,6 +4,8 @@
 
 Positions before the start read zero vectors (taolei87/rcnn's ``CNN`` layer is this recurrence with zero
 initial states), so state t sees only tokens up to t and right padding never reaches a real position.
+With several widths (Smolyakov & Srikant Table 4: widths 2–6, 250 filters each) one such convolution per width
+runs side by side and their states are concatenated, ``hidden_dim`` split evenly between them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from reproq.models import register
 class CNNConfig:
     input_dim: int = 200  # AskUbuntu's word vectors are 200-d (Lei et al. §6 "Word Vectors")
     hidden_dim: int = 667  # Lei et al. Table 3: d = 667 (401K parameters)
-    width: int = 3  # Lei et al. Table 3: n = 3 (searched over {2, 3, 4}, §6)
+    width: int | tuple[int, ...] = 3  # Lei et al. Table 3: n = 3 (searched over {2, 3, 4}, §6); a tuple: several
     init_scale: float = 0.05  # taolei87/rcnn nn/initialization.py random_init: U(-0.05, 0.05)
 
 
@@ -30,30 +32,38 @@ class CNN(nn.Module):
     def __init__(self, config: CNNConfig = CNNConfig()):
         super().__init__()
         self.config, self.input_dim, self.output_dim = config, config.input_dim, config.hidden_dim
-        # one Conv1d holds W_1..W_n: weight[:, :, i] is W_{i+1}
-        self.conv = nn.Conv1d(config.input_dim, config.hidden_dim, kernel_size=config.width)
+        self.widths = (config.width,) if isinstance(config.width, int) else tuple(config.width)
+        if not self.widths or config.hidden_dim % len(self.widths):
+            raise ValueError(f"hidden_dim {config.hidden_dim} does not split evenly over the widths {self.widths}")
+        # one Conv1d per width holds its W_1..W_n: weight[:, :, i] is W_{i+1}
+        self.convs = nn.ModuleList(nn.Conv1d(config.input_dim, config.hidden_dim // len(self.widths), kernel_size=n)
+                                   for n in self.widths)
         for p in self.parameters():
             nn.init.uniform_(p, -config.init_scale, config.init_scale)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = nn.functional.pad(x.transpose(1, 2), (self.config.width - 1, 0))  # (B, E, n-1+T): zeros before t=0
-        h = torch.tanh(self.conv(x)).transpose(1, 2)  # (B, T, d)
-        return h * mask.unsqueeze(-1).to(h.dtype)
+        x = x.transpose(1, 2)
+        # (B, E, n-1+T): zeros before t=0, one convolution per width, states side by side
+        h = torch.cat([conv(nn.functional.pad(x, (n - 1, 0))) for n, conv in zip(self.widths, self.convs)], dim=1)
+        return torch.tanh(h).transpose(1, 2) * mask.unsqueeze(-1).to(h.dtype)  # (B, T, d)
 
 
 def cnn_reference(model: CNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """The slow twin: the sum of the equation above, term by term, position by position."""
+    """The slow twin: the sum of the equation above, term by term, position by position, width by width."""
     B, T, _ = x.shape
-    W, b, n = model.conv.weight, model.conv.bias, model.config.width
-    out = x.new_zeros(B, T, model.output_dim)
-    for t in range(T):
-        c = b.expand(B, -1)
-        for i in range(n):  # W_{i+1} reads x_{t-n+1+i}
-            s = t - n + 1 + i
-            if s >= 0:
-                c = c + x[:, s] @ W[:, :, i].T
-        out[:, t] = torch.tanh(c) * mask[:, t, None].to(x.dtype)
-    return out
+    out = []
+    for n, conv in zip(model.widths, model.convs):
+        W, b = conv.weight, conv.bias
+        states = x.new_zeros(B, T, W.shape[0])
+        for t in range(T):
+            c = b.expand(B, -1)
+            for i in range(n):  # W_{i+1} reads x_{t-n+1+i}
+                s = t - n + 1 + i
+                if s >= 0:
+                    c = c + x[:, s] @ W[:, :, i].T
+            states[:, t] = torch.tanh(c) * mask[:, t, None].to(x.dtype)
+        out.append(states)
+    return torch.cat(out, dim=2)
 
 
 register("cnn", CNNConfig)(CNN)

@@ -75,6 +75,22 @@ def separation_histogram(labels: np.ndarray, scores: np.ndarray, *, title: str):
     return fig
 
 
+def in_domain_loss_figure(runs: Mapping[str, RunResult], *, title: str):
+    """Smolyakov & Srikant Figure 8 (``runs``: label -> direct-transfer run): the in-domain training loss per epoch,
+    the max-margin loss on AskUbuntu's batches alone (the probing domain classifier's loss is not in it)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, run in runs.items():
+        trained = pd.DataFrame(run.history).query("epoch > 0")
+        ax.plot(trained["epoch"], trained["loss_ranking"], marker="o", label=label)
+    ax.set(xlabel="epoch", ylabel="max-margin loss (mean over the epoch)", title=title)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
 def training_figure(runs: Mapping[str, RunResult], *, title: str):
     """Smolyakov & Srikant Figures 12–14 per run (``runs``: label -> run): the training loss per epoch (the total:
     ranking plus domain loss), the domain classifier's loss and accuracy on a fixed sample of both domains, and the
@@ -135,10 +151,12 @@ def learning_rate_figure(config, *, title: str):
 
 
 def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
-                   runs: Mapping[str, RunResult], histogram: tuple[np.ndarray, np.ndarray], config) -> list[Record]:
-    """The numbers behind Figures 9–15 as records: each ROC curve's AUCs (``roc``: figure -> label -> pooled labels
-    and scores), the TF-IDF scores' mean per class (Figure 11), each run's training loss, domain-classifier loss and
-    accuracy, and gradient norms per epoch (Figures 12–14), and the learning rate per epoch (Figure 9)."""
+                   runs: Mapping[str, RunResult], in_domain: Mapping[str, RunResult],
+                   histogram: tuple[np.ndarray, np.ndarray], config) -> list[Record]:
+    """The numbers behind Figures 8–15 as records: the in-domain runs' max-margin loss per epoch (Figure 8,
+    ``in_domain``: label -> run), each ROC curve's AUCs (``roc``: figure -> label -> pooled labels and scores), the
+    TF-IDF scores' mean per class (Figure 11), each of ``runs``' training loss and its parts, domain-classifier loss
+    and accuracy, and gradient norms per epoch (Figures 12–14), and the learning rate per epoch (Figure 9)."""
     base = dict(paper="smolyakov2017", dataset="android")
     records = [record for figure, curves in roc.items() for label, (y, s) in curves.items()
                for record in provenance.records(auc_values(y, s), table=figure, split="test", method=label, **base)]
@@ -148,12 +166,17 @@ def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tup
                                   table="Figure 11", split="test", method="TF-IDF", **base)
     for label, run in runs.items():
         for h in run.history:
-            values = {k: v for k, v in h.items() if k == "loss" or k.startswith(("domain_", "grad_norm"))}
-            for figure, keys in (("Figure 12", ("loss",)), ("Figure 13", ("domain_loss", "domain_accuracy")),
+            values = {k: v for k, v in h.items() if k == "loss" or k.startswith(("loss_", "domain_", "grad_norm"))}
+            for figure, keys in (("Figure 12", ("loss", "loss_ranking", "loss_domain")),
+                                 ("Figure 13", ("domain_loss", "domain_accuracy")),
                                  ("Figure 14", tuple(k for k in values if k.startswith("grad_norm")))):
                 present = {k: values[k] for k in keys if k in values and values[k] == values[k]}  # NaN: epoch 0 loss
                 records += provenance.records(present, table=figure, split="train", method=label,
                                               setting=f"epoch={h['epoch']}", seeds=(run.seed,), **base) if present else []
+    records += [record for label, run in in_domain.items() for h in run.history[1:]
+                for record in provenance.records({"loss": h["loss_ranking"]}, table="Figure 8", split="train",
+                                                 method=label, setting=f"epoch={h['epoch']}", seeds=(run.seed,),
+                                                 paper="smolyakov2017", dataset="askubuntu")]
     for epoch in range(1, config.epochs + 1):
         records += provenance.records({"learning rate": config.learning_rate(epoch)}, table="Figure 9", split="train", method="Adam",
                                       setting=f"epoch={epoch}", paper="smolyakov2017", dataset="askubuntu")

@@ -19,6 +19,7 @@ LEI_ENCODERS = ("lstm", "gru", "cnn", "rcnn")  # Lei et al. Table 3's rows
 TABLE3_HIDDEN = {name: encoder_config(name).hidden_dim for name in LEI_ENCODERS}  # d: the configs' defaults
 TABLE3_WIDTH = {"cnn": encoder_config("cnn").width, "rcnn": encoder_config("rcnn").order}  # n: the configs' defaults
 SMOLYAKOV_HIDDEN = {"cnn": 700, "lstm": 128}  # Smolyakov & Srikant Table 6 budgets (see smolyakov_config)
+SMOLYAKOV_TABLE4_FILTERS = 250  # Smolyakov & Srikant Table 4: "Kernel size [2-6] x 250" (1,250 output channels)
 
 
 def _hidden(p: QuestionRetrieval, size: int) -> int:
@@ -72,8 +73,19 @@ def smolyakov_config(p: QuestionRetrieval, encoder: str) -> TrainConfig:
         question=QuestionEncoderConfig(pooling="mean", fields="title+body", normalize_states=False, dropout=0.0))
 
 
-def adaptation_config(p: QuestionRetrieval, a: Adaptation, encoder: str) -> TrainConfig:
-    """Smolyakov & Srikant's Experiment 2 setting: the in-domain setting of :func:`smolyakov_config` (Table 3) with
-    the adaptation profile's budget. Table 4's own adversarial networks (a CNN of 1,250 channels over kernels 2–6,
-    a one-directional LSTM of 128, 300-d inputs) are not built: direct and adversarial runs share Table 3's."""
-    return replace(smolyakov_config(p, encoder), **a.train)
+def adaptation_config(p: QuestionRetrieval, a: Adaptation, encoder: str, *, adversarial: bool = False) -> TrainConfig:
+    """Smolyakov & Srikant's Experiment 2 setting with the adaptation profile's budget: direct transfer on the
+    in-domain networks of :func:`smolyakov_config` (Table 3); adversarial runs on the same networks or, when the
+    profile asks for ``a.table4``, on Table 4's: a CNN of 1,250 filters, 250 for each width 2–6, and a
+    one-directional LSTM of 128 (sizes scaled by the profile). Table 4's 300-d inputs are not available here: every
+    network reads the corpus's word vectors (AskUbuntu's are 200-d)."""
+    config = replace(smolyakov_config(p, encoder), **a.train)
+    if not (adversarial and a.table4):
+        return config
+    settings = dict(config.encoder_settings)
+    if encoder == "cnn":
+        widths = (2, 3, 4, 5, 6)
+        settings.update(hidden_dim=len(widths) * _hidden(p, SMOLYAKOV_TABLE4_FILTERS), width=widths)
+    else:
+        settings.update(bidirectional=False)
+    return replace(config, encoder_settings=tuple(settings.items()))

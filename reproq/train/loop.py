@@ -1,6 +1,8 @@
 """One fit loop for every model: nothing here knows what it trains.
 
-The caller brings the model, an *objective* ``objective(model, batch) -> scalar loss``, an optimizer, and
+The caller brings the model, an *objective* ``objective(model, batch) -> scalar loss`` (or a dict of tensors: the
+scalar ``"loss"`` that is minimised and its named parts, each averaged into the history as ``loss_<part>``), an
+optimizer, and
 ``batches(epoch) -> iterable`` that yields the epoch's batches (epochs count from 1; resampling negatives
 per epoch, seeded by the epoch, is the caller's business, which is what makes a resumed run repeat the
 same batches). Callbacks (:mod:`reproq.train.callbacks`) evaluate, keep the best state, stop early and
@@ -85,21 +87,23 @@ def fit(model: torch.nn.Module, objective: Callable[[torch.nn.Module, object], t
     while not state.finished and not state.stop and state.epoch < epochs:
         epoch = state.epoch + 1
         model.train()
-        total, n = 0.0, 0
+        totals, n = {"loss": 0.0}, 0
         for batch in batches(epoch):
             optimizer.zero_grad(set_to_none=True)
-            loss = objective(model, batch)
+            out = objective(model, batch)
+            loss, parts = (out["loss"], out) if isinstance(out, dict) else (out, {"loss": out})
             if not torch.isfinite(loss):
                 raise FloatingPointError(f"epoch {epoch}, batch {n + 1}: the loss is {loss.item()}")
             loss.backward()
             if grad_clip is not None:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
             optimizer.step()
-            value = loss.item()
-            total, n = total + value, n + 1
+            values = {name: part.item() for name, part in parts.items()}
+            totals, n = {name: totals.get(name, 0.0) + v for name, v in values.items()}, n + 1
             for cb in callbacks:
-                cb.on_batch_end(state, value)
-        end_epoch({"epoch": epoch, "loss": total / max(n, 1)})
+                cb.on_batch_end(state, values["loss"])
+        end_epoch({"epoch": epoch, **{name if name == "loss" else f"loss_{name}": total / max(n, 1)
+                                      for name, total in totals.items()}})
     if not state.finished:
         state.finished = True
         if checkpoint_dir is not None:

@@ -89,11 +89,13 @@ class DomainAdversarialObjective:
     margin: float = 0.4  # Smolyakov & Srikant Tables 3 and 4: loss margin 0.4
     l2: float = 0.0  # taolei87/rcnn's term (Lei et al.'s configs); Smolyakov & Srikant use weight decay instead
 
-    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+    def __call__(self, model: torch.nn.Module, batch) -> dict[str, torch.Tensor]:
+        """The sum to minimise (``"loss"``) and its two parts, which the fit loop averages into the history."""
         positive, negatives, mask, logits, domain = model(batch)
-        loss = (max_margin_loss(positive, negatives, mask, margin=self.margin)
-                + torch.nn.functional.binary_cross_entropy_with_logits(logits, domain))
-        return loss + self.l2 * norm_penalty(model) if self.l2 else loss
+        parts = {"ranking": max_margin_loss(positive, negatives, mask, margin=self.margin),
+                 "domain": torch.nn.functional.binary_cross_entropy_with_logits(logits, domain)}
+        loss = parts["ranking"] + parts["domain"]
+        return {"loss": loss + self.l2 * norm_penalty(model) if self.l2 else loss, **parts}
 
 
 @dataclass(frozen=True)

@@ -57,5 +57,6 @@ def test_the_adversarial_ranker_scores_source_pairs_as_the_plain_ranker_and_labe
         torch.testing.assert_close(ours, plain)
     assert domain.tolist() == [0, 0, 0, 0, 1, 1] and logits.shape == (6,)
     loss = DomainAdversarialObjective(margin=0.4)(model, batch)
-    loss.backward()
+    torch.testing.assert_close(loss["loss"], loss["ranking"] + loss["domain"])
+    loss["loss"].backward()
     assert all(p.grad is not None for p in model.classifier.parameters())

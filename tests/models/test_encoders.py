@@ -15,7 +15,8 @@ from reproq.models.rnn import rnn_reference
 SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7)}
 VARIANTS = [("rcnn", {}), ("rcnn", dict(order=1)), ("rcnn", dict(order=3)), ("rcnn", dict(scalar_gate=True)), ("lstm", {}),
             ("lstm", dict(bidirectional=True)), ("lstm", dict(one_bias=False)), ("gru", {}),
-            ("gru", dict(bidirectional=True)), ("cnn", {}), ("cnn", dict(width=1)), ("cnn", dict(width=4))]
+            ("gru", dict(bidirectional=True)), ("cnn", {}), ("cnn", dict(width=1)), ("cnn", dict(width=4)),
+            ("cnn", dict(width=(2, 3, 5), hidden_dim=9))]
 E = 4
 
 
@@ -52,6 +53,13 @@ def test_padding_changes_no_encoding(name, extra):
     for row, n in enumerate([6, 2, 4]):
         alone = model(x[row:row + 1, :n], mask[row:row + 1, :n])
         torch.testing.assert_close(together[row:row + 1, :n], alone, rtol=1e-5, atol=1e-6)
+
+
+def test_several_cnn_widths_split_the_states_evenly():
+    model = small("cnn", width=(2, 3, 5), hidden_dim=9)
+    assert [conv.weight.shape for conv in model.convs] == [(3, E, 2), (3, E, 3), (3, E, 5)]
+    with pytest.raises(ValueError, match="split evenly"):
+        small("cnn", width=(2, 3), hidden_dim=7)
 
 
 REFERENCES = {"rcnn": rcnn_reference, "lstm": rnn_reference, "gru": rnn_reference, "cnn": cnn_reference}

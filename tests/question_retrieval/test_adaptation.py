@@ -79,7 +79,7 @@ def test_the_encoder_gets_the_ranking_gradient_minus_lambda_times_the_domain_gra
         model.classifier.config = DomainClassifierConfig(lam=lam)
         return torch.autograd.grad(loss(model(batch)), encoder)
 
-    total = lambda out: DomainAdversarialObjective(margin=0.4)(lambda b: out, batch)  # noqa: E731
+    total = lambda out: DomainAdversarialObjective(margin=0.4)(lambda b: out, batch)["loss"]  # noqa: E731
     domain = lambda out: -F.binary_cross_entropy_with_logits(out[3], out[4])  # noqa: E731 (reversal at λ = 1)
     direct, strong, reversed_domain = encoder_grads(0.0, total), encoder_grads(10.0, total), encoder_grads(1.0, domain)
     for g0, g10, gd in zip(direct, strong, reversed_domain):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from reproq.models import build_encoder, count_parameters
@@ -87,6 +89,23 @@ def test_smolyakov_budgets():
     assert {r.method: r.value for r in smolyakov_params_records()} == {"CNN": 420_700, "LSTM": 337_920}
     c = configs.smolyakov_config(paper, "lstm")
     assert (c.margin, c.n_negatives, c.max_title_len, c.max_body_len, c.question.pooling) == (0.4, 40, 10, 100, "mean")
+
+
+def test_table4_networks_only_for_adversarial_runs_of_a_profile_that_asks():
+    paper = profiles.get("paper")
+    qr, adaptation = paper.question_retrieval, paper.adaptation
+
+    def network(encoder, adversarial, a=adaptation):
+        model = build_encoder(encoder, **dict(configs.adaptation_config(qr, a, encoder, adversarial=adversarial)
+                                              .encoder_settings))
+        return model, count_parameters(model)
+
+    cnn, n_cnn = network("cnn", True)
+    assert cnn.widths == (2, 3, 4, 5, 6) and cnn.output_dim == 1_250 and n_cnn == 200 * 250 * 20 + 1_250
+    lstm, n_lstm = network("lstm", True)
+    assert not lstm.config.bidirectional and lstm.output_dim == 128 and n_lstm == 4 * 128 * (200 + 128 + 2)
+    assert network("cnn", False)[1] == 420_700 and network("lstm", False)[1] == 337_920  # direct: Table 3's
+    assert network("cnn", True, replace(adaptation, table4=False))[1] == 420_700
 
 
 def test_table3_records():

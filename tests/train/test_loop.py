@@ -98,6 +98,26 @@ def test_a_finished_run_does_not_train_again(tmp_path):
     assert not calls and plain(again.history) == plain(first.history)
 
 
+def test_the_parts_of_a_loss_are_averaged_into_the_history():
+    """An objective returning its parts: each part's epoch mean is recorded beside the loss, the same loss trains."""
+    def with_parts(m, b):
+        x, y = b
+        error = m(x).squeeze(1) - y
+        return {"loss": (error ** 2).mean(), "squared": (error ** 2).mean(), "absolute": error.abs().mean()}
+
+    histories = []
+    for objective_ in (objective, with_parts):
+        seed_everything(0)
+        model = nn.Sequential(nn.Linear(6, 8), nn.Linear(8, 1))
+        histories.append(fit(model, objective_, torch.optim.Adam(model.parameters(), lr=0.05), batches,
+                             epochs=2).history)
+    plain_run, parted = histories
+    assert [r["loss"] for r in parted[1:]] == [r["loss"] for r in plain_run[1:]]
+    assert [r["loss_squared"] for r in parted[1:]] == [r["loss"] for r in parted[1:]]
+    assert all(0 < r["loss_absolute"] < math.sqrt(r["loss"]) + 1e-9 for r in parted[1:])  # mean |e| <= rms(e)
+    assert "loss_absolute" not in parted[0]  # epoch 0 trains nothing
+
+
 def test_other_settings_refuse_the_checkpoint(tmp_path):
     run(tmp_path, epochs=1)
     model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 1))
