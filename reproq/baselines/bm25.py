@@ -19,8 +19,9 @@ What we do not replicate, on purpose:
 - Lucene 8 dropped the constant factor (k1 + 1) from the numerator (LUCENE-8563). That scales every score
   by 1/(k1 + 1) and leaves rankings unchanged; we keep the factor, as the Lucene of 2016 had it.
 
-``scores`` is the fast path (one sparse matrix product); ``score`` is its slow twin, the formula above
-term by term, kept so a test can check that they agree.
+``scores`` is the fast path (one sparse matrix product) and ``scores_many`` its batched form, both shared with the
+other Lucene similarities (:mod:`reproq.baselines.term_statistics`, :mod:`reproq.baselines.lucene`); ``score`` is
+their slow twin, the formula above term by term, kept so a test can check that they agree.
 
 >>> bm25 = BM25().fit([["a", "b", "a"], ["b", "c"]])
 >>> bm25.scores(["a", "b"]).round(4)
@@ -40,12 +41,11 @@ array([1.0709, 0.1986])
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
+
+from reproq.baselines.term_statistics import TermStatistics, TermWeightRanker
 
 
 @dataclass(frozen=True)
@@ -60,76 +60,35 @@ class BM25Config:
             raise ValueError(f"b must be in [0, 1], got {self.b}")
 
 
-class BM25:
+class BM25(TermWeightRanker):
     """Lucene-style BM25 ranker over pre-tokenized documents (see the module docstring for the formula).
 
-    Attributes set by ``fit`` (scikit-learn style, trailing underscore): ``vocabulary_`` (token -> column),
-    ``n_docs_`` (N), ``doc_len_`` (dl, shape (N,)), ``avgdl_``, ``df_`` and ``idf_`` (shape (V,)),
-    ``tf_`` (raw counts, CSR (N, V)) and ``weights_`` (the per-(document, term) BM25 contribution, CSC (N, V)).
+    ``fit(docs)``, ``scores(query, doc_indices=None)``, ``scores_many(queries)`` and the slow twin
+    ``score(query, doc_index)`` come from :class:`~reproq.baselines.term_statistics.TermWeightRanker`. Attributes
+    set by ``fit`` (scikit-learn style, trailing underscore): ``statistics_`` and its views ``vocabulary_``
+    (token -> column), ``n_docs_`` (N), ``doc_len_`` (dl, shape (N,)), ``avgdl_``, ``df_`` and ``tf_`` (raw counts,
+    CSR (N, V)); ``idf_`` (shape (V,)) and ``weights_`` (the per-(document, term) BM25 contribution, CSC (N, V)).
     """
 
     def __init__(self, config: BM25Config = BM25Config()):
         self.config = config
 
-    def fit(self, docs: Sequence[Sequence[str]]) -> "BM25":
-        """Collect N, df, dl and avgdl from ``docs`` and precompute every document's term weights."""
-        vocabulary: dict[str, int] = {}
-        rows, cols = [], []
-        for i, doc in enumerate(docs):
-            _check_tokens(doc, f"document {i}")
-            for token in doc:
-                rows.append(i)
-                cols.append(vocabulary.setdefault(token, len(vocabulary)))
-        n_docs = len(docs)
-        if n_docs == 0:
-            raise ValueError("cannot fit BM25 on an empty collection")
-        # duplicate (row, col) pairs are summed on conversion: that sum is tf
-        tf = sp.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_docs, len(vocabulary))).tocsr()
-        self.vocabulary_ = vocabulary
-        self.n_docs_ = n_docs
-        self.tf_ = tf
-        self.doc_len_ = np.asarray(tf.sum(axis=1)).ravel()  # (N,)
-        self.avgdl_ = float(self.doc_len_.mean())
-        self.df_ = np.diff(tf.tocsc().indptr)  # (V,) non-zeros per column
-        self.idf_ = np.log1p((n_docs - self.df_ + 0.5) / (self.df_ + 0.5))
+    @property
+    def idf_(self) -> np.ndarray:
+        return _idf(self.statistics_)
 
+    def _weights(self, stats: TermStatistics, columns, tf, dl) -> np.ndarray:
         k1, b = self.config.k1, self.config.b
-        weights = tf.copy()  # same sparsity pattern; only stored (non-zero) tf values are touched
-        doc_of_entry = np.repeat(np.arange(n_docs), np.diff(tf.indptr))
-        length_norm = k1 * (1 - b + b * self.doc_len_[doc_of_entry] / self.avgdl_)
-        weights.data = self.idf_[tf.indices] * tf.data * (k1 + 1) / (tf.data + length_norm)
-        self.weights_ = weights.tocsc()  # column slices = one query term's postings
-        return self
+        length_norm = k1 * (1 - b + b * dl / stats.avgdl)
+        return _idf(stats)[columns] * tf * (k1 + 1) / (tf + length_norm)
 
-    def scores(self, query: Sequence[str], doc_indices: Sequence[int] | None = None) -> np.ndarray:
-        """BM25 of ``query`` against every document, or only ``doc_indices`` (in that order); float64."""
-        _check_tokens(query, "query")
-        counts = Counter(t for t in query if t in self.vocabulary_)
-        if counts:
-            columns = [self.vocabulary_[t] for t in counts]
-            all_scores = self.weights_[:, columns] @ np.fromiter(counts.values(), dtype=np.float64)
-        else:
-            all_scores = np.zeros(self.n_docs_)
-        return all_scores if doc_indices is None else all_scores[np.asarray(doc_indices, dtype=np.int64)]
-
-    def score(self, query: Sequence[str], doc_index: int) -> float:
-        """BM25 of ``query`` against one document, term by term: the slow twin of ``scores``."""
-        _check_tokens(query, "query")
+    def _term_score(self, stats: TermStatistics, column: int, tf: float, dl: float) -> float:
         k1, b = self.config.k1, self.config.b
-        n, dl = self.n_docs_, float(self.doc_len_[doc_index])
-        total = 0.0
-        for t in query:  # a repeated query term is a repeated clause
-            column = self.vocabulary_.get(t)
-            tf = 0.0 if column is None else float(self.tf_[doc_index, column])
-            if tf == 0.0:
-                continue
-            df = int(self.df_[column])
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            total += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / self.avgdl_))
-        return total
+        n, df = stats.n_docs, int(stats.df[column])
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / stats.avgdl))
 
 
-def _check_tokens(tokens: Sequence[str], what: str) -> None:
-    # a str is a Sequence[str] too: without this, "how to" would silently become 6 one-letter tokens
-    if isinstance(tokens, str):
-        raise TypeError(f"{what}: expected a sequence of tokens, got a str {tokens[:40]!r}; tokenize first")
+def _idf(stats: TermStatistics) -> np.ndarray:
+    """idf(t) = ln(1 + (N − df_t + 0.5) / (df_t + 0.5)), shape (V,)."""
+    return np.log1p((stats.n_docs - stats.df + 0.5) / (stats.df + 0.5))

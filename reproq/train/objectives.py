@@ -79,6 +79,30 @@ class ContrastiveObjective:
         return contrastive_loss(positive, negatives, mask, margin=self.margin)
 
 
+def logistic_ranking_loss(positive: torch.Tensor, negatives: torch.Tensor, *, gamma: float) -> torch.Tensor:
+    r"""dos Santos et al. (2015) §2.5, after Yih et al. (2011): the logistic loss of the score difference to the
+    negative that scores highest (the smallest Δ), averaged over the N pairs:
+
+    .. math:: L = \log(1 + \exp(-\gamma \Delta)),\qquad \Delta = s(q, q^+) - \max_k s(q, q^-_k)
+
+    >>> round(logistic_ranking_loss(torch.tensor([0.5]), torch.tensor([[0.2, 0.4]]), gamma=10.0).item(), 4)
+    0.3133
+    """
+    return torch.nn.functional.softplus(-gamma * (positive - negatives.max(dim=1).values)).mean()
+
+
+@dataclass(frozen=True)
+class LogisticRankingObjective:
+    """:func:`logistic_ranking_loss` of the scores ``model(batch)`` returns, ``(positive [N], negatives [N, K],
+    mask)`` (every negative real)."""
+
+    gamma: float = 10.0  # dos Santos et al. §2.5: "we set γ to 10"
+
+    def __call__(self, model: torch.nn.Module, batch) -> torch.Tensor:
+        positive, negatives, _ = model(batch)
+        return logistic_ranking_loss(positive, negatives, gamma=self.gamma)
+
+
 @dataclass(frozen=True)
 class DomainAdversarialObjective:
     """Smolyakov & Srikant Eq. 2 in one backward pass: the max-margin loss of the source pairs plus the domain

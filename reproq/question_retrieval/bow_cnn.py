@@ -1,0 +1,209 @@
+"""Training BOW-CNN and CNN alone (dos Santos et al. 2015 §2.5, §3.2) and scoring the whole collection with them.
+
+Each training instance is a duplicate pair of :func:`~reproq.question_retrieval.full_collection.duplicate_split`'s
+training groups; before training, 20 questions of other groups are drawn for it once (§2.5: "before training, we
+create 20 pairs of negative examples for each positive pair"), and both ``(q1, q2)`` and ``(q2, q1)`` are trained
+against them ("(q1, qx)⁻ and (q2, qx)⁻"). Each step uses the drawn question that scores highest against the query
+(the smallest Δ = s(q, q⁺) − s(q, qx)) in the loss log(1 + exp(−γΔ)), γ = 10; SGD with Table 2's learning rate.
+Not reported, so chosen here: pairs per step, epochs, the start of β; the validation queries' Accuracy@1 over the
+full collection keeps the epoch (their "tuned using the development sets"). ``t`` starts from their IDF,
+``log |Q| / df`` over the collection's questions as the model reads them (title, or title and body).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+
+from reproq.data.batching import pad_batch
+from reproq.models import count_parameters
+from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
+from reproq.models.question import RankingBatch
+from reproq.question_retrieval.full_collection import DuplicateSplit, FullQuery, accuracy_at_k, top_k
+from reproq.train import callbacks as cb
+from reproq.train import checkpoint
+from reproq.train.loop import fit_best
+from reproq.train.objectives import LogisticRankingObjective
+from reproq.train.runtime import resolve_device, seed_everything
+from reproq.train.runs import RunResult
+
+TEXTS = ("title", "all")  # dos Santos et al. Table 3 (title) and Table 4 (title + body, "all")
+
+
+@dataclass(frozen=True)
+class DosSantosConfig:
+    """One training configuration; defaults are dos Santos et al.'s BOW-CNN (Table 2)."""
+
+    model: BOWCNNConfig = BOWCNNConfig()
+    text: str = "all"  # "title" (Table 3) | "all" (Table 4)
+    lr: float = 0.01  # Table 2: 0.01 for BOW-CNN, 0.05 for CNN alone; plain SGD (§2.5)
+    gamma: float = 10.0  # §2.5, after Yih et al. 2011
+    n_negatives: int = 20  # §2.5: 20 negatives drawn per positive pair, before training
+    pairs_per_batch: int = 20  # not reported (their Theano SGD); (q1, q2) pairs a step, each in both directions
+    epochs: int = 10  # not reported
+    patience: int = 3  # not reported: stop after this many epochs without a better validation Acc@1
+    max_train_pairs: int | None = None  # a cheaper epoch: the first pairs of each epoch's order (None: all)
+
+    def __post_init__(self):
+        if self.text not in TEXTS:
+            raise ValueError(f"text must be one of {TEXTS}, got {self.text!r}")
+
+    def label(self) -> str:
+        name = "BOW-CNN" if self.model.bow else "CNN"
+        t = f" t={self.model.t_init}" + ("" if self.model.train_t else " frozen") if self.model.bow else ""
+        return f"{name} {self.text} clu={self.model.conv_units}{t}"
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A split's questions as the model reads them (one id sequence each), rows in the split's order."""
+
+    split: DuplicateSplit
+    sequences: dict[str, list[int]]  # id -> word ids of the prepared vocabulary
+    vectors: np.ndarray  # float32 [V, d]: the word vectors W⁰ starts from
+    provenance: dict[str, str]
+
+    @classmethod
+    def build(cls, prepared, split: DuplicateSplit, text: str) -> Collection:
+        """From a :class:`~reproq.question_retrieval.run.Prepared` of the same corpus: titles, or titles and bodies
+        (the reader's first 100 body words) joined."""
+        c = prepared.corpus
+        sequences = {q: c.titles[q] + (c.bodies[q] if text == "all" else []) for q in split.collection}
+        return cls(split, sequences, prepared.vectors, prepared.provenance)
+
+    @property
+    def vocabulary_size(self) -> int:
+        return len(self.vectors)
+
+    def rows(self, queries: Sequence[FullQuery]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each query's collection row and its duplicates' rows."""
+        row = {q: i for i, q in enumerate(self.split.collection)}
+        return (np.array([row[q.id] for q in queries], dtype=np.int64),
+                [np.array([row[d] for d in q.duplicate_ids], dtype=np.int64) for q in queries])
+
+    def counts(self, ids: Sequence[str]) -> sp.csr_matrix:
+        """``[len(ids), V]`` word counts (q^bow of Eq. 1)."""
+        lengths = [len(self.sequences[q]) for q in ids]
+        columns = np.fromiter((w for q in ids for w in self.sequences[q]), dtype=np.int64, count=sum(lengths))
+        return sp.csr_matrix((np.ones(len(columns)), columns, np.cumsum([0, *lengths])),
+                             shape=(len(ids), self.vocabulary_size))
+
+    def idf(self) -> np.ndarray:
+        """dos Santos et al. §3.2: IDF(w, Q) = log |Q| / |{q ∈ Q : w ∈ q}| (0 for a word no question uses)."""
+        df = np.asarray((self.counts(self.split.collection) > 0).sum(axis=0)).ravel()
+        return np.log(len(self.split.collection) / np.maximum(df, 1)).astype(np.float32) * (df > 0)
+
+    def batch(self, ids: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
+        return pad_batch([self.sequences[q] or [0] for q in ids])  # an empty question reads one padding word
+
+
+def draw_negatives(split: DuplicateSplit, *, n: int, seed: int) -> np.ndarray:
+    """``[pairs, n]`` collection rows drawn once per training pair (§2.5), with replacement, among the questions
+    that are in neither side's group of duplicates."""
+    rng = np.random.default_rng([seed, len(split.train)])
+    out = np.empty((len(split.train), n), dtype=np.int64)
+    for i, (a, _) in enumerate(split.train):
+        drawn: list[int] = []
+        while len(drawn) < n:
+            row = int(rng.integers(len(split.collection)))
+            if split.group.get(split.collection[row]) != split.group[a]:
+                drawn.append(row)
+        out[i] = drawn
+    return out
+
+
+def training_batches(collection: Collection, negatives: np.ndarray, config: DosSantosConfig, *, epoch: int,
+                     seed: int):
+    """One epoch's batches: the training pairs in a fresh order seeded by ``(seed, epoch)``, each pair twice
+    (either side the query) against its drawn negatives, the pairs' questions in the ``title`` slot."""
+    split = collection.split
+    order = np.random.default_rng([seed, epoch]).permutation(len(split.train))[:config.max_train_pairs]
+    for start in range(0, len(order), config.pairs_per_batch):
+        rows: dict[str, int] = {}
+        pairs = []
+        for i in order[start:start + config.pairs_per_batch]:
+            a, b = split.train[i]
+            drawn = [rows.setdefault(split.collection[r], len(rows)) for r in negatives[i]]
+            ra, rb = rows.setdefault(a, len(rows)), rows.setdefault(b, len(rows))
+            pairs += [[ra, rb, *drawn], [rb, ra, *drawn]]
+        tokens, mask = collection.batch(list(rows))
+        empty = torch.zeros((len(rows), 0), dtype=torch.long)
+        pairs_t = torch.tensor(pairs)
+        yield RankingBatch(tokens, mask, empty, empty.bool(), pairs_t, torch.ones_like(pairs_t[:, 2:], dtype=torch.bool))
+
+
+def build_model(collection: Collection, config: DosSantosConfig) -> BOWCNN:
+    return BOWCNN(torch.from_numpy(collection.vectors), torch.from_numpy(collection.idf()), config.model)
+
+
+def score_blocks(model: BOWCNN, collection: Collection, *, device, batch_size: int = 512):
+    """``score_block(rows) -> [len(rows), N]``: s(q, ·) of the collection's questions at ``rows`` against all of
+    them, every question encoded once (the same score as the model gives each pair: a test checks it)."""
+    ids = collection.split.collection
+    model.eval()
+    with torch.no_grad():
+        conv = torch.cat([model.conv_vectors(*(t.to(device) for t in collection.batch(ids[i:i + batch_size]))).cpu()
+                          for i in range(0, len(ids), batch_size)]).numpy()  # float32 [N, clu] unit rows
+        bow = None
+        if model.config.bow:
+            weighted = collection.counts(ids) @ sp.diags(model.t.detach().double().cpu().numpy())
+            norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+            bow = (sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ weighted).tocsr()  # [N, V] unit rows
+            beta = model.beta.detach().double().cpu().numpy()
+
+    def score_block(rows: np.ndarray) -> np.ndarray:
+        scores = conv[rows] @ conv.T
+        if bow is None:
+            return scores
+        return beta[0] * (bow[rows] @ bow.T).toarray() + beta[1] * scores
+
+    return score_block
+
+
+def evaluate(score_block, collection: Collection, queries: Sequence[FullQuery], *, ks=(1, 5, 10),
+             progress: bool = False) -> dict[str, float]:
+    """Accuracy@k (%) of ``queries`` retrieving from the whole collection."""
+    rows, duplicates = collection.rows(queries)
+    return accuracy_at_k(top_k(score_block, rows, k=max(ks), progress=progress), duplicates, ks)
+
+
+def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *, device: str = "auto",
+                  checkpoint_root: Path | None = None, progress: bool = True) -> tuple[BOWCNN, RunResult]:
+    """Train one configuration with one seed (resumed under ``checkpoint_root``); validation Accuracy@1 keeps the
+    epoch; the validation and test Accuracy@k of that epoch are the result."""
+    started = time.time()
+    device = resolve_device(device)
+    seed_everything(seed)
+    model = build_model(collection, config).to(device)
+    negatives = draw_negatives(collection.split, n=config.n_negatives, seed=seed)
+    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=config.lr)
+    valid = lambda m: evaluate(score_blocks(m, collection, device=device), collection, collection.split.valid)  # noqa: E731
+    callbacks = [cb.Evaluate(valid), cb.KeepBest("dev_Acc@1"), cb.EarlyStopping("dev_Acc@1", config.patience),
+                 cb.ProgressBar(config.epochs, desc=f"{config.label()} seed {seed}", metric="dev_Acc@1",
+                                disable=not progress)]
+    key = checkpoint.key({"data": collection.provenance, "split": [len(collection.split.train),
+                                                                    [q.id for q in collection.split.valid]]},
+                         config, seed)
+
+    def batches(epoch: int):
+        for batch in training_batches(collection, negatives, config, epoch=epoch, seed=seed):
+            yield batch.to(device)
+
+    state = fit_best(model, LogisticRankingObjective(gamma=config.gamma), optimizer, batches, epochs=config.epochs,
+                     callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
+    blocks = score_blocks(model, collection, device=device)
+    scores = {"dev": evaluate(blocks, collection, collection.split.valid),
+              "test": evaluate(blocks, collection, collection.split.test, progress=progress)}
+    return model, RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
+                            count_parameters(model), time.time() - started)
+
+
+def run_one(collection: Collection, config: DosSantosConfig, seed: int, **options) -> RunResult:
+    """:func:`trained_model`'s result alone."""
+    return trained_model(collection, config, seed, **options)[1]
