@@ -57,6 +57,17 @@ class Adaptation:
 
 
 @dataclass(frozen=True)
+class DosSantos:
+    """dos Santos et al.'s full-collection retrieval (:mod:`reproq.question_retrieval.bow_cnn`)."""
+
+    seeds: tuple[int, ...]
+    valid_queries: int  # Table 1: 1,991 validation queries (AskUbuntu)
+    test_queries: int  # Table 1: 3,800 test queries
+    scale: float  # convolution units relative to Table 2's (BOW-CNN 400, CNN alone 1,000)
+    train: dict  # DosSantosConfig overrides (epochs, max_train_pairs, ...)
+
+
+@dataclass(frozen=True)
 class AnswerSelection:
     """Tay et al.'s rankers (:mod:`reproq.answer_selection.configs` turns it into runs)."""
 
@@ -83,6 +94,7 @@ class Profile:
     lexical: Lexical
     question_retrieval: QuestionRetrieval
     adaptation: Adaptation
+    dos_santos: DosSantos
     answer_selection: AnswerSelection
     bench: Benchmarks
 
@@ -107,6 +119,8 @@ PROFILES = {
                                              pretraining={"epochs": 2, "batch_size": 32, "max_pairs": 64}),
         adaptation=Adaptation(seeds=(1,), lambdas=(1e-3,), train={"epochs": 1, "max_train_queries": 20},
                               doc2vec_epochs=2, target_dev_queries=40, target_test_queries=40, table4=True),
+        dos_santos=DosSantos(seeds=(1,), valid_queries=10, test_queries=20, scale=0.02,
+                             train={"epochs": 1, "max_train_pairs": 40}),
         answer_selection=AnswerSelection(
             seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16, "mlp_dim": 16},
             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
@@ -134,6 +148,9 @@ PROFILES = {
         # one seed, 4 epochs of 240 AskUbuntu queries, λ in {0.1, 1e-3}, 300 Android dev queries choose the epoch
         adaptation=Adaptation(seeds=(1,), lambdas=(1e-1, 1e-3), train={"epochs": 4, "max_train_queries": 240},
                               doc2vec_epochs=16, target_dev_queries=300),
+        # Table 1's share of the collection as queries (3,800 test and 1,991 validation of 167,765 questions)
+        dos_santos=DosSantos(seeds=(1,), valid_queries=240, test_queries=450, scale=0.25,
+                             train={"epochs": 5, "max_train_pairs": 2_000}),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1,),
             ranker={"projection_dim": 50, "hidden_dim": 64, "mlp_dim": 64},
@@ -158,6 +175,7 @@ PROFILES = {
         # Table 4's λ (1e-6 CNN, 1e-7 LSTM) among the sweep of §7 (1e-3 .. 1e-7), and a strong 0.1 beside it
         adaptation=Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={},
                               table4=True),
+        dos_santos=DosSantos(seeds=(1, 2, 3, 4, 5), valid_queries=1_991, test_queries=3_800, scale=1.0, train={}),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5), ranker={},
             train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},

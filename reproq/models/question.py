@@ -48,6 +48,13 @@ class RankingBatch:
     pairs: torch.Tensor  # (N, 2 + K) row indices into the Q questions
     negatives_mask: torch.Tensor  # (N, K)
 
+    def narrowed(self, pairs: torch.Tensor) -> RankingBatch:
+        """The batch of other ``pairs`` ``(N', 2 + K')`` of these rows (every negative real), holding only the
+        questions they name, re-indexed."""
+        rows, pairs = torch.unique(pairs, return_inverse=True)
+        return RankingBatch(self.title[rows], self.title_mask[rows], self.body[rows], self.body_mask[rows], pairs,
+                            torch.ones_like(pairs[:, 2:], dtype=torch.bool))
+
     def to(self, device) -> RankingBatch:
         return RankingBatch(*(t.to(device, non_blocking=True) for t in
                               (self.title, self.title_mask, self.body, self.body_mask, self.pairs, self.negatives_mask)))

@@ -23,9 +23,10 @@ import torch
 
 from reproq.data.batching import pad_batch
 from reproq.models import count_parameters
+from reproq.baselines.lexical import FIELDS
 from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
 from reproq.models.question import RankingBatch
-from reproq.question_retrieval.full_collection import DuplicateSplit, FullQuery, accuracy_at_k, top_k
+from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint
 from reproq.train.loop import fit_best
@@ -33,7 +34,6 @@ from reproq.train.objectives import LogisticRankingObjective
 from reproq.train.runtime import resolve_device, seed_everything
 from reproq.train.runs import RunResult
 
-TEXTS = ("title", "all")  # dos Santos et al. Table 3 (title) and Table 4 (title + body, "all")
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class DosSantosConfig:
     """One training configuration; defaults are dos Santos et al.'s BOW-CNN (Table 2)."""
 
     model: BOWCNNConfig = BOWCNNConfig()
-    text: str = "all"  # "title" (Table 3) | "all" (Table 4)
+    fields: str = "title+body"  # "title" (Table 3) | "title+body" (Table 4, their "all")
     lr: float = 0.01  # Table 2: 0.01 for BOW-CNN, 0.05 for CNN alone; plain SGD (§2.5)
     gamma: float = 10.0  # §2.5, after Yih et al. 2011
     n_negatives: int = 20  # §2.5: 20 negatives drawn per positive pair, before training
@@ -51,13 +51,13 @@ class DosSantosConfig:
     max_train_pairs: int | None = None  # a cheaper epoch: the first pairs of each epoch's order (None: all)
 
     def __post_init__(self):
-        if self.text not in TEXTS:
-            raise ValueError(f"text must be one of {TEXTS}, got {self.text!r}")
+        if self.fields not in FIELDS:
+            raise ValueError(f"fields must be one of {FIELDS}, got {self.fields!r}")
 
     def label(self) -> str:
         name = "BOW-CNN" if self.model.bow else "CNN"
         t = f" t={self.model.t_init}" + ("" if self.model.train_t else " frozen") if self.model.bow else ""
-        return f"{name} {self.text} clu={self.model.conv_units}{t}"
+        return f"{name} {self.fields} clu={self.model.conv_units}{t}"
 
 
 @dataclass(frozen=True)
@@ -70,22 +70,16 @@ class Collection:
     provenance: dict[str, str]
 
     @classmethod
-    def build(cls, prepared, split: DuplicateSplit, text: str) -> Collection:
+    def build(cls, prepared, split: DuplicateSplit, fields: str) -> Collection:
         """From a :class:`~reproq.question_retrieval.run.Prepared` of the same corpus: titles, or titles and bodies
         (the reader's first 100 body words) joined."""
         c = prepared.corpus
-        sequences = {q: c.titles[q] + (c.bodies[q] if text == "all" else []) for q in split.collection}
+        sequences = {q: c.titles[q] + (c.bodies[q] if fields == "title+body" else []) for q in split.collection}
         return cls(split, sequences, prepared.vectors, prepared.provenance)
 
     @property
     def vocabulary_size(self) -> int:
         return len(self.vectors)
-
-    def rows(self, queries: Sequence[FullQuery]) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Each query's collection row and its duplicates' rows."""
-        row = {q: i for i, q in enumerate(self.split.collection)}
-        return (np.array([row[q.id] for q in queries], dtype=np.int64),
-                [np.array([row[d] for d in q.duplicate_ids], dtype=np.int64) for q in queries])
 
     def counts(self, ids: Sequence[str]) -> sp.csr_matrix:
         """``[len(ids), V]`` word counts (q^bow of Eq. 1)."""
@@ -166,13 +160,6 @@ def score_blocks(model: BOWCNN, collection: Collection, *, device, batch_size: i
     return score_block
 
 
-def evaluate(score_block, collection: Collection, queries: Sequence[FullQuery], *, ks=(1, 5, 10),
-             progress: bool = False) -> dict[str, float]:
-    """Accuracy@k (%) of ``queries`` retrieving from the whole collection."""
-    rows, duplicates = collection.rows(queries)
-    return accuracy_at_k(top_k(score_block, rows, k=max(ks), progress=progress), duplicates, ks)
-
-
 def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *, device: str = "auto",
                   checkpoint_root: Path | None = None, progress: bool = True) -> tuple[BOWCNN, RunResult]:
     """Train one configuration with one seed (resumed under ``checkpoint_root``); validation Accuracy@1 keeps the
@@ -183,9 +170,9 @@ def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *,
     model = build_model(collection, config).to(device)
     negatives = draw_negatives(collection.split, n=config.n_negatives, seed=seed)
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=config.lr)
-    valid = lambda m: evaluate(score_blocks(m, collection, device=device), collection, collection.split.valid)  # noqa: E731
-    callbacks = [cb.Evaluate(valid), cb.KeepBest("dev_Acc@1"), cb.EarlyStopping("dev_Acc@1", config.patience),
-                 cb.ProgressBar(config.epochs, desc=f"{config.label()} seed {seed}", metric="dev_Acc@1",
+    valid = lambda m: evaluate(score_blocks(m, collection, device=device), collection.split, collection.split.valid)  # noqa: E731
+    callbacks = [cb.Evaluate(valid), cb.KeepBest("dev_Accuracy@1"), cb.EarlyStopping("dev_Accuracy@1", config.patience),
+                 cb.ProgressBar(config.epochs, desc=f"{config.label()} seed {seed}", metric="dev_Accuracy@1",
                                 disable=not progress)]
     key = checkpoint.key({"data": collection.provenance, "split": [len(collection.split.train),
                                                                     [q.id for q in collection.split.valid]]},
@@ -198,8 +185,8 @@ def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *,
     state = fit_best(model, LogisticRankingObjective(gamma=config.gamma), optimizer, batches, epochs=config.epochs,
                      callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
     blocks = score_blocks(model, collection, device=device)
-    scores = {"dev": evaluate(blocks, collection, collection.split.valid),
-              "test": evaluate(blocks, collection, collection.split.test, progress=progress)}
+    scores = {"dev": evaluate(blocks, collection.split, collection.split.valid),
+              "test": evaluate(blocks, collection.split, collection.split.test, progress=progress)}
     return model, RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
                             count_parameters(model), time.time() - started)
 

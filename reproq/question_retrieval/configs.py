@@ -11,7 +11,9 @@ from dataclasses import replace
 
 from reproq.models import encoder_config
 from reproq.models.question import QuestionEncoderConfig
-from reproq.profiles import Adaptation, QuestionRetrieval
+from reproq.models.bow_cnn import BOWCNNConfig
+from reproq.profiles import Adaptation, DosSantos, QuestionRetrieval
+from reproq.question_retrieval.bow_cnn import DosSantosConfig
 from reproq.question_retrieval.pretrain import PretrainConfig
 from reproq.question_retrieval.run import TrainConfig
 
@@ -19,6 +21,8 @@ LEI_ENCODERS = ("lstm", "gru", "cnn", "rcnn")  # Lei et al. Table 3's rows
 TABLE3_HIDDEN = {name: encoder_config(name).hidden_dim for name in LEI_ENCODERS}  # d: the configs' defaults
 TABLE3_WIDTH = {"cnn": encoder_config("cnn").width, "rcnn": encoder_config("rcnn").order}  # n: the configs' defaults
 SMOLYAKOV_HIDDEN = {"cnn": 700, "lstm": 128}  # Smolyakov & Srikant Table 6 budgets (see smolyakov_config)
+DOS_SANTOS_UNITS = {"CNN": 1_000, "BOW-CNN": 400}  # dos Santos et al. Table 2: convolutional units
+DOS_SANTOS_LR = {"CNN": 0.05, "BOW-CNN": 0.01}  # Table 2: learning rates
 SMOLYAKOV_TABLE4_FILTERS = 250  # Smolyakov & Srikant Table 4: "Kernel size [2-6] x 250" (1,250 output channels)
 
 
@@ -89,3 +93,20 @@ def adaptation_config(p: QuestionRetrieval, a: Adaptation, encoder: str, *, adve
     else:
         settings.update(bidirectional=False)
     return replace(config, encoder_settings=tuple(settings.items()))
+
+
+def dos_santos_configs(d: DosSantos, fields: str) -> dict[str, DosSantosConfig]:
+    """dos Santos et al. Tables 3 and 4's two networks for ``fields`` ("title" or "title+body"): CNN alone and
+    BOW-CNN (t from IDF, learned), Table 2's units (scaled by the profile) and learning rates."""
+    return {name: DosSantosConfig(model=BOWCNNConfig(conv_units=max(4, round(units * d.scale)), bow=name == "BOW-CNN"),
+                                  fields=fields, lr=DOS_SANTOS_LR[name], **d.train)
+            for name, units in DOS_SANTOS_UNITS.items()}
+
+
+def table5_configs(d: DosSantos, fields: str) -> dict[str, DosSantosConfig]:
+    """dos Santos et al. Table 5's starts of BOW-CNN's word weights t, keyed as the paper's settings: IDF learned (the
+    Tables 3–4 network), IDF frozen, ones learned."""
+    bow_cnn = dos_santos_configs(d, fields)["BOW-CNN"]
+    return {f"{fields}; t_init={'IDF' if start == 'idf' else start}; t_updated={'yes' if learned else 'no'}":
+            replace(bow_cnn, model=replace(bow_cnn.model, t_init=start, train_t=learned))
+            for start, learned in (("idf", True), ("idf", False), ("ones", True))}

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from reproq.data.askubuntu import QuestionRetrievalData
+from reproq.baselines.lexical import question_tokens
+from reproq.data.askubuntu import Question, QuestionRetrievalData
 
 
 @dataclass(frozen=True)
@@ -115,10 +116,28 @@ def top_k(score_block: Callable[[np.ndarray], np.ndarray], query_rows: Sequence[
     return out
 
 
+def lexical_score_block(ranker, corpus: dict[str, Question], split: DuplicateSplit, *, fields: str
+                        ) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`top_k`'s ``score_block`` for a lexical ranker with ``fit`` / ``scores_many`` (the Lucene similarities):
+    fitted on the collection's questions (``fields``: their titles, or titles and bodies), each block of queries
+    one sparse product."""
+    docs = [question_tokens(corpus[q], fields) for q in split.collection]
+    ranker.fit(docs)
+    return lambda rows: ranker.scores_many([docs[r] for r in rows]).toarray()
+
+
+def evaluate(score_block: Callable[[np.ndarray], np.ndarray], split: DuplicateSplit, queries: Sequence[FullQuery],
+             *, ks: Sequence[int] = (1, 5, 10), progress: bool = False) -> dict[str, float]:
+    """Accuracy@k of ``queries`` (of ``split``) retrieving from the whole collection."""
+    row = {q: i for i, q in enumerate(split.collection)}
+    ranked = top_k(score_block, [row[q.id] for q in queries], k=max(ks), progress=progress)
+    return accuracy_at_k(ranked, [[row[d] for d in q.duplicate_ids] for q in queries], ks)
+
+
 def accuracy_at_k(ranked: np.ndarray, duplicates: Iterable[Iterable[int]], ks: Sequence[int] = (1, 5, 10)
                   ) -> dict[str, float]:
-    """dos Santos et al.'s Accuracy@k (in %, as their tables): the share of queries with a duplicate among their
-    first k rows of ``ranked`` (:func:`top_k`); ``duplicates``: each query's duplicate rows."""
+    """dos Santos et al.'s Accuracy@k (a fraction; their tables print percent): the share of queries with a
+    duplicate among their first k rows of ``ranked`` (:func:`top_k`); ``duplicates``: each query's duplicate rows."""
     hits = {k: 0 for k in ks}
     n = 0
     for row, dup in zip(ranked, duplicates):
@@ -128,4 +147,4 @@ def accuracy_at_k(ranked: np.ndarray, duplicates: Iterable[Iterable[int]], ks: S
             hits[k] += bool(first.size) and first[0] < k
     if n != len(ranked):
         raise ValueError(f"{len(ranked)} ranked queries but {n} duplicate lists")
-    return {f"Acc@{k}": 100.0 * hits[k] / n for k in ks}
+    return {f"Accuracy@{k}": hits[k] / n for k in ks}

@@ -66,3 +66,18 @@ def test_cnn_alone_has_no_bow_path():
     assert not hasattr(m, "t") and not hasattr(m, "beta")
     with pytest.raises(ValueError, match="odd width"):
         BOWCNNConfig(width=2)
+
+
+def test_finding_the_hardest_negative_first_changes_neither_loss_nor_gradient():
+    m = model()
+    b = batch([[0, 1, 2, 3, 4], [2, 4, 0, 1, 3], [3, 0, 4, 1, 2]])
+    params = [p for p in m.parameters() if p.requires_grad]
+    losses, grads = [], []
+    for first in (False, True):
+        loss = LogisticRankingObjective(find_hardest_first=first)(m, b)
+        losses.append(loss)
+        grads.append(torch.autograd.grad(loss, params))
+    torch.testing.assert_close(losses[0], losses[1], rtol=1e-12, atol=1e-12)
+    for a, c in zip(*grads):
+        torch.testing.assert_close(a, c, rtol=1e-10, atol=1e-12)
+    assert len(b.narrowed(torch.tensor([[3, 0, 4]])).title) == 3  # only the named questions
