@@ -68,6 +68,15 @@ class DosSantos:
 
 
 @dataclass(frozen=True)
+class Rankine:
+    """Rankine's CS287 models on AskUbuntu (:func:`reproq.question_retrieval.configs.rankine_configs`)."""
+
+    seeds: tuple[int, ...]
+    scale: float  # the GRU's and CNN's hidden sizes relative to his Table 1 (280, 700)
+    train: dict  # TrainConfig overrides (epochs, max_train_queries, ...)
+
+
+@dataclass(frozen=True)
 class AnswerSelection:
     """Tay et al.'s rankers (:mod:`reproq.answer_selection.configs` turns it into runs)."""
 
@@ -95,6 +104,7 @@ class Profile:
     question_retrieval: QuestionRetrieval
     adaptation: Adaptation
     dos_santos: DosSantos
+    rankine: Rankine
     answer_selection: AnswerSelection
     bench: Benchmarks
 
@@ -121,6 +131,7 @@ PROFILES = {
                               doc2vec_epochs=2, target_dev_queries=40, target_test_queries=40, table4=True),
         dos_santos=DosSantos(seeds=(1,), valid_queries=10, test_queries=20, scale=0.02,
                              train={"epochs": 1, "max_train_pairs": 40}),
+        rankine=Rankine(seeds=(1,), scale=0.05, train={"epochs": 1, "max_train_queries": 40}),
         answer_selection=AnswerSelection(
             seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16, "mlp_dim": 16},
             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
@@ -151,6 +162,8 @@ PROFILES = {
         # Table 1's share of the collection as queries (3,800 test and 1,991 validation of 167,765 questions)
         dos_santos=DosSantos(seeds=(1,), valid_queries=240, test_queries=450, scale=0.25,
                              train={"epochs": 5, "max_train_pairs": 2_000}),
+        # as question_retrieval: a quarter of the hidden sizes, 6 epochs of 480 query groups
+        rankine=Rankine(seeds=(1,), scale=0.25, train={"epochs": 6, "max_train_queries": 480}),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1,),
             ranker={"projection_dim": 50, "hidden_dim": 64, "mlp_dim": 64},
@@ -176,6 +189,7 @@ PROFILES = {
         adaptation=Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={},
                               table4=True),
         dos_santos=DosSantos(seeds=(1, 2, 3, 4, 5), valid_queries=1_991, test_queries=3_800, scale=1.0, train={}),
+        rankine=Rankine(seeds=(1, 2, 3, 4, 5), scale=1.0, train={}),
         answer_selection=AnswerSelection(
             seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5), ranker={},
             train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},

@@ -96,15 +96,16 @@ def test_bm25_parameter_limits():
 # ----------------------------------------------------------------------------- TF-IDF
 
 
-def slow_tfidf_cosine(docs, query, smooth_idf, sublinear_tf):
+def slow_tfidf_cosine(docs, query, smooth_idf, sublinear_tf, binary=False, use_idf=True):
     """Hand-rolled unigram tf-idf + cosine, written from scikit-learn's documented formulas."""
     n = len(docs)
     df = Counter(t for d in docs for t in set(d))
-    idf = {t: math.log((1 + n) / (1 + k)) + 1 if smooth_idf else math.log(n / k) + 1 for t, k in df.items()}
+    idf = {t: (math.log((1 + n) / (1 + k)) + 1 if smooth_idf else math.log(n / k) + 1) if use_idf else 1.0
+           for t, k in df.items()}
 
     def vector(tokens):
         counts = Counter(t for t in tokens if t in idf)  # unseen query terms have no column
-        return {t: (1 + math.log(c) if sublinear_tf else c) * idf[t] for t, c in counts.items()}
+        return {t: (1 if binary else 1 + math.log(c) if sublinear_tf else c) * idf[t] for t, c in counts.items()}
 
     def cosine(u, v):
         dot = sum(w * v.get(t, 0.0) for t, w in u.items())
@@ -123,6 +124,18 @@ def test_tfidf_matches_slow_twin(smooth_idf, sublinear_tf):
     for query in queries:
         expected = slow_tfidf_cosine(docs, query, smooth_idf, sublinear_tf)
         np.testing.assert_allclose(model.scores(query), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_rankines_bag_of_words_and_tfidf_match_slow_twin():
+    """Rankine §3.1: BOW is the cosine of binary word vectors; his TF-IDF's idf is 1 + log(N / df)."""
+    docs, queries = random_corpus(12)
+    bow = TfidfRanker(TfidfConfig(binary=True, use_idf=False)).fit(docs)
+    tfidf = TfidfRanker(TfidfConfig(smooth_idf=False)).fit(docs)
+    for query in queries:
+        np.testing.assert_allclose(bow.scores(query), slow_tfidf_cosine(docs, query, False, False, binary=True,
+                                                                        use_idf=False), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(tfidf.scores(query), slow_tfidf_cosine(docs, query, False, False),
+                                   rtol=1e-10, atol=1e-12)
 
 
 def test_tfidf_identical_scores_one_disjoint_zero():

@@ -11,8 +11,8 @@ tokenizer's job.
 Vectors are scikit-learn's ``TfidfVectorizer`` with ``norm="l2"``, fitted on the documents only (the query
 adds nothing to df)::
 
-    w_td   = tf_td · idf_t,   tf_td = count (or 1 + ln count if sublinear_tf)
-    idf_t  = ln((1 + N) / (1 + df_t)) + 1   (smooth_idf; else ln(N / df_t) + 1)
+    w_td   = tf_td · idf_t,   tf_td = count (1 + ln count if sublinear_tf; 1 if binary)
+    idf_t  = ln((1 + N) / (1 + df_t)) + 1   (smooth_idf; else ln(N / df_t) + 1, Rankine's; 1 without use_idf)
     s(q, d) = cos(w_q, w_d) = w_q · w_d / (‖w_q‖ ‖w_d‖)
 
 A query whose n-grams are all unseen gets 0.0 for every document.
@@ -38,6 +38,8 @@ class TfidfConfig:
     stop_words: bool = False  # Lei et al. 2016 §6 tried with and without; off = the text as given
     sublinear_tf: bool = False  # scikit-learn TfidfVectorizer default (raw counts)
     smooth_idf: bool = True  # scikit-learn TfidfVectorizer default (as if one extra document held every term)
+    use_idf: bool = True  # False: term frequencies alone (with ``binary``: Rankine's BOW, a cosine of word sets)
+    binary: bool = False  # tf is 1 for a present term (Rankine §3.1's bag of words)
 
     def __post_init__(self) -> None:
         if self.ngram_max < 1:
@@ -81,6 +83,8 @@ class TfidfRanker:
             norm="l2",  # unit rows: a dot product is then the cosine
             sublinear_tf=c.sublinear_tf,
             smooth_idf=c.smooth_idf,
+            use_idf=c.use_idf,
+            binary=c.binary,
         )
         if statistics is None:
             self.doc_vectors_ = self.vectorizer_.fit_transform(docs).tocsr()

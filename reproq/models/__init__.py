@@ -50,5 +50,5 @@ def count_parameters(module: nn.Module) -> int:
 
 
 # the encoder families register themselves on import
-from reproq.models import cnn, rcnn, rnn  # noqa: E402,F401
+from reproq.models import cbow, cnn, rcnn, rnn  # noqa: E402,F401
 from reproq.models import qrnn  # noqa: E402,F401  (QRNN, Tay et al. 2018; CTRN in ctrn.py is a pair encoder)

@@ -6,18 +6,22 @@ also scales each word's vector by its IDF (``--reweight 1``) and applies dropout
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
 
 class WordEmbedding(nn.Module):
-    """``tokens [B, T] -> vectors [B, T, E]``: fixed vectors, optional per-word weights, dropout.
+    """``tokens [B, T] -> vectors [B, T, E]``: fixed vectors, optional per-word weights (fixed, e.g. IDF, or learned),
+    dropout.
 
     Fixed vectors (weights folded in) are a non-persistent buffer: they move with the model to a device
     but are no parameter (no gradient, not counted in |θ|) and stay out of state dicts and checkpoints.
     """
 
-    def __init__(self, vectors: torch.Tensor, *, weights: torch.Tensor | None = None, dropout: float = 0.0):
+    def __init__(self, vectors: torch.Tensor, *, weights: torch.Tensor | None = None, dropout: float = 0.0,
+                 learn_weights: bool = False):
         super().__init__()
         vectors = torch.as_tensor(vectors, dtype=torch.float32)
         if weights is not None:  # folding the weights into the table is the same as scaling each looked-up vector
@@ -25,9 +29,14 @@ class WordEmbedding(nn.Module):
         self.register_buffer("vectors", vectors, persistent=False)  # data, not state: kept out of checkpoints
         self.dropout = nn.Dropout(dropout)
         self.dim = vectors.shape[1]
+        # Rankine §5.1: a learned weight λ_w >= 0 per word, λ_w = softplus(θ_w), starting at λ_w = 1
+        self.learned = nn.Parameter(torch.full((len(vectors),), math.log(math.e - 1))) if learn_weights else None
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        return self.dropout(nn.functional.embedding(tokens, self.vectors))
+        x = nn.functional.embedding(tokens, self.vectors)
+        if self.learned is not None:
+            x = x * nn.functional.softplus(self.learned)[tokens].unsqueeze(-1)
+        return self.dropout(x)
 
 
 class TokenEncoder(nn.Module):

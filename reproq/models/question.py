@@ -25,6 +25,7 @@ class QuestionEncoderConfig:
     fields: str = "title+body"  # Lei et al. §4.1: average of title and body; Table 5 also "title"
     normalize_states: bool = True  # Lei et al. footnote 4; taolei87/rcnn --normalize 1
     dropout: float = 0.1  # taolei87/rcnn qa/README --dropout 0.1; Lei et al. §6 grid {0.1, 0.2, 0.3}
+    projection: bool = False  # Rankine §5.2: h* = tanh(W_1 h + b_1) on the pooled vector, before the cosine
 
     def __post_init__(self):
         if self.pooling not in POOLINGS:
@@ -68,6 +69,7 @@ class QuestionEncoder(nn.Module):
         self.encoder, self.config = encoder, config
         self.dropout = nn.Dropout(config.dropout)
         self.output_dim = encoder.output_dim
+        self.projection = nn.Linear(self.output_dim, self.output_dim) if config.projection else None
 
     def _field(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         states = self.encoder(tokens, mask)
@@ -80,8 +82,34 @@ class QuestionEncoder(nn.Module):
         v = self._field(title, title_mask)
         if self.config.fields == "title+body":
             v = 0.5 * (v + self._field(body, body_mask))
+        if self.projection is not None:
+            v = torch.tanh(self.projection(v))
         v = self.dropout(v)
         return v / (v.norm(dim=-1, keepdim=True) + 1e-8)
+
+
+class SeparateFieldsEncoder(nn.Module):
+    """Rankine §5.2: the title and the body through encoders of their own (two :class:`QuestionEncoder` of one
+    field each), scored as ``s = β s_body + (1 − β) s_title`` with one learned β = σ(θ) (starting at ½). The
+    question is the unit vector ``[√(1 − β) t, √β b]``: its dot product with another question's is that score, so
+    it ranks like any question encoder. ``forward(title, title_mask, body, body_mask) -> [Q, D_title + D_body]``."""
+
+    def __init__(self, title: QuestionEncoder, body: QuestionEncoder):
+        super().__init__()
+        if title.config.fields != "title" or body.config.fields != "title":
+            raise ValueError("each field's encoder reads one field: give both fields='title'")
+        self.title, self.body = title, body
+        self.beta_logit = nn.Parameter(torch.zeros(()))
+        self.output_dim = title.output_dim + body.output_dim
+
+    @property
+    def beta(self) -> torch.Tensor:
+        return torch.sigmoid(self.beta_logit)
+
+    def forward(self, title: torch.Tensor, title_mask: torch.Tensor, body: torch.Tensor,
+                body_mask: torch.Tensor) -> torch.Tensor:
+        t, b = self.title(title, title_mask), self.body(body, body_mask)
+        return torch.cat([torch.sqrt(1 - self.beta) * t, torch.sqrt(self.beta) * b], dim=-1)
 
 
 def pair_scores(v: torch.Tensor, batch: RankingBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

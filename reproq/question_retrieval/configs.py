@@ -12,7 +12,7 @@ from dataclasses import replace
 from reproq.models import encoder_config
 from reproq.models.question import QuestionEncoderConfig
 from reproq.models.bow_cnn import BOWCNNConfig
-from reproq.profiles import Adaptation, DosSantos, QuestionRetrieval
+from reproq.profiles import Adaptation, DosSantos, QuestionRetrieval, Rankine
 from reproq.question_retrieval.bow_cnn import DosSantosConfig
 from reproq.question_retrieval.pretrain import PretrainConfig
 from reproq.question_retrieval.run import TrainConfig
@@ -110,3 +110,32 @@ def table5_configs(d: DosSantos, fields: str) -> dict[str, DosSantosConfig]:
     return {f"{fields}; t_init={'IDF' if start == 'idf' else start}; t_updated={'yes' if learned else 'no'}":
             replace(bow_cnn, model=replace(bow_cnn.model, t_init=start, train_t=learned))
             for start, learned in (("idf", True), ("idf", False), ("ones", True))}
+
+
+def rankine_configs(r: Rankine) -> dict[str, TrainConfig]:
+    """Rankine's Table 1 networks (§3.2, §4, §5.1, §6.3), keyed by his row names, at the profile's scale and budget.
+
+    Shared, as his §6.3 and §5.2 say: Adam; 20 sampled negatives; 16 query groups a batch ("8 and 16 worked pretty
+    well"); a margin of 0.05 (his 0.01–0.05: "low margins ... prevented overfitting"); bodies cut at 40 words (his
+    clip); the title and the body through encoders of their own with a learned β (his "immediate modification ... to
+    get decent results"); fixed word vectors, no IDF scaling, no state normalisation, dropout 0.1 (his Lei-range
+    search; he found lower better with bodies). Not reported, so not copied: the chosen learning rate (1e-3 from his
+    grid) and the epochs. Weighted CBOW is the free weight per word (his first form); "Weighted CBOW (MLP)", the
+    MLP-parameterised weights he also proposes, is not in his table.
+    """
+    common = dict(lr=1e-3, margin=0.05, l2=0.0, n_negatives=20, queries_per_batch=16, max_body_len=40,
+                  idf_reweight=False, separate_fields=True, **r.train)
+    question = QuestionEncoderConfig(pooling="mean", normalize_states=False, dropout=0.1)
+    hidden = {"gru": max(4, round(280 * r.scale)), "cnn": max(4, round(700 * r.scale))}
+    return {
+        "CBOW": TrainConfig(encoder="cbow", question=question, **common),
+        "Weighted CBOW": TrainConfig(encoder="cbow", encoder_settings=(("projection", False),),
+                                     learn_word_weights=True, question=question, **common),
+        "Weighted CBOW (MLP)": TrainConfig(encoder="cbow", encoder_settings=(("projection", False),
+                                                                             ("weighting", "mlp")),
+                                           question=question, **common),
+        "GRU (d=280, last state)": TrainConfig(encoder="gru", encoder_settings=(("hidden_dim", hidden["gru"]),),
+                                               question=replace(question, pooling="last"), **common),
+        "CNN (d=700, k=3, mean pooling)": TrainConfig(encoder="cnn", encoder_settings=(
+            ("hidden_dim", hidden["cnn"]), ("width", 3)), question=question, **common),
+    }

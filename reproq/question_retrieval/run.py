@@ -22,7 +22,7 @@ from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
 from reproq.data.vocab import Vocabulary, embedding_matrix, idf_weights
 from reproq.models import build_encoder, count_parameters
 from reproq.models.embedding import TokenEncoder, WordEmbedding
-from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker
+from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker, SeparateFieldsEncoder
 from reproq.question_retrieval.batches import (EncodedCorpus, TrainGroup, encode_corpus, training_batches,
                                                training_groups)
 from reproq.question_retrieval.adaptation import Target, prepare_target
@@ -57,6 +57,8 @@ class TrainConfig:
     patience: int = 15  # qa/main.py stops after 15 epochs without a better dev MRR
     max_train_queries: int | None = None  # a cheaper epoch: only this many query groups (None: all)
     pretrain: PretrainConfig | None = None  # Lei et al. §4.2: start from a pre-trained encoder (None: random init)
+    learn_word_weights: bool = False  # Rankine §5.1: a learned weight λ_w >= 0 per word on the fixed vectors
+    separate_fields: bool = False  # Rankine §5.2: title and body through encoders of their own, β learned
 
     def learning_rate(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (from 1): ``lr``, halved every ``lr_halve_every`` epochs when set."""
@@ -65,7 +67,9 @@ class TrainConfig:
     def label(self) -> str:
         settings = ", ".join(f"{k}={v}" for k, v in self.encoder_settings)
         return f"{self.encoder}({settings}) {self.question.pooling} {self.question.fields} lr={self.lr} " \
-               f"dropout={self.question.dropout}" + (" + pre-train" if self.pretrain else "")
+               f"dropout={self.question.dropout}" + (" + pre-train" if self.pretrain else "") + \
+               (" learned word weights" if self.learn_word_weights else "") + \
+               (" separate title/body encoders, learned β" if self.separate_fields else "")
 
 
 @dataclass(frozen=True)
@@ -106,12 +110,18 @@ def prepare(data: QuestionRetrievalData, *, max_positives: int = 10,
 def build_embedding(data: Prepared, config: TrainConfig) -> WordEmbedding:
     """The fixed word vectors ``config`` reads (IDF-scaled when it says so), with its dropout."""
     return WordEmbedding(torch.from_numpy(data.vectors), weights=torch.from_numpy(data.idf) if config.idf_reweight
-                         else None, dropout=config.question.dropout)
+                         else None, dropout=config.question.dropout, learn_weights=config.learn_word_weights)
 
 
 def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
-    encoder = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
-    return QuestionRanker(QuestionEncoder(TokenEncoder(build_embedding(data, config), encoder), config.question))
+    def question_encoder(question: QuestionEncoderConfig) -> QuestionEncoder:
+        encoder = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
+        return QuestionEncoder(TokenEncoder(build_embedding(data, config), encoder), question)
+
+    if config.separate_fields:
+        one_field = replace(config.question, fields="title")
+        return QuestionRanker(SeparateFieldsEncoder(question_encoder(one_field), question_encoder(one_field)))
+    return QuestionRanker(question_encoder(config.question))
 
 
 def cut_corpus(data: Prepared, config: TrainConfig) -> EncodedCorpus:

@@ -12,7 +12,7 @@ from reproq.models import rcnn
 from reproq.models.rcnn import RCNNFunction, rcnn_reference
 from reproq.models.rnn import rnn_reference
 
-SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7)}
+SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7), "cbow": {}}
 VARIANTS = [("rcnn", {}), ("rcnn", dict(order=1)), ("rcnn", dict(order=3)), ("rcnn", dict(scalar_gate=True)), ("lstm", {}),
             ("lstm", dict(bidirectional=True)), ("lstm", dict(one_bias=False)), ("gru", {}),
             ("gru", dict(bidirectional=True)), ("cnn", {}), ("cnn", dict(width=1)), ("cnn", dict(width=4)),

@@ -66,3 +66,26 @@ def test_config_is_checked():
         QuestionEncoderConfig(pooling="first")
     with pytest.raises(ValueError, match="fields"):
         QuestionEncoderConfig(fields="body")
+
+
+def test_separate_fields_score_is_beta_between_body_and_title_cosines():
+    from reproq.models.question import SeparateFieldsEncoder
+
+    title, body = encoder(fields="title"), encoder(fields="title", pooling="mean")
+    model = SeparateFieldsEncoder(title, body)
+    with torch.no_grad():
+        model.beta_logit.fill_(0.7)
+    v = model(*TITLE, *BODY)
+    t, b = title(*TITLE), body(*BODY)
+    beta = torch.sigmoid(torch.tensor(0.7))
+    torch.testing.assert_close(v @ v.T, beta * (b @ b.T) + (1 - beta) * (t @ t.T))
+    (v[0] @ v[1]).backward()
+    assert model.beta_logit.grad != 0
+    with pytest.raises(ValueError, match="one field"):
+        SeparateFieldsEncoder(encoder(), body)
+
+
+def test_projection_after_pooling():
+    plain, projected = encoder(pooling="mean"), encoder(pooling="mean", projection=True)
+    torch.testing.assert_close(projected.encoder(*TITLE), plain.encoder(*TITLE))  # same encoder weights
+    assert projected.projection is not None and not torch.allclose(projected(*TITLE, *BODY), plain(*TITLE, *BODY))

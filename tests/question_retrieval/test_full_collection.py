@@ -16,7 +16,6 @@ from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.question_retrieval import bow_cnn
 from reproq.question_retrieval.full_collection import (accuracy_at_k, duplicate_pairs, duplicate_split,
                                                        lexical_score_block, top_k)
-from reproq.question_retrieval.run import prepare
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+import torch
 
 from reproq.models import build_encoder, count_parameters
 from reproq import profiles
@@ -106,6 +107,27 @@ def test_table4_networks_only_for_adversarial_runs_of_a_profile_that_asks():
     assert not lstm.config.bidirectional and lstm.output_dim == 128 and n_lstm == 4 * 128 * (200 + 128 + 2)
     assert network("cnn", False)[1] == 420_700 and network("lstm", False)[1] == 337_920  # direct: Table 3's
     assert network("cnn", True, replace(adaptation, table4=False))[1] == 420_700
+
+
+def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
+    from reproq.train.objectives import MaxMarginObjective
+
+    smoke = profiles.get("smoke").rankine
+    for name, c in configs.rankine_configs(smoke).items():
+        c = replace(c, epochs=1, max_train_queries=20, queries_per_batch=10)
+        torch.manual_seed(0)
+        model = ex.build_model(data, c)
+        batch = next(ex.source_batches(data, ex.cut_corpus(data, c), c, seed=1, epoch=1))
+        MaxMarginObjective(margin=c.margin, l2=c.l2)(model, batch).backward()
+        encoder = model.question_encoder
+        assert encoder.beta_logit.grad != 0, name
+        for field in (encoder.title, encoder.body):
+            assert all(p.grad is not None for p in field.parameters() if p.requires_grad), name
+            if c.learn_word_weights:
+                assert field.encoder.embedding.learned.grad.abs().sum() > 0, name
+        if name == "Weighted CBOW":  # the whole loop once (the smoke notebook runs every network)
+            run = ex.run_one(data, c, seed=1, device="cpu", progress=False)
+            assert 0 < run.dev["MRR"] <= 1 and run.n_parameters == count_parameters(model)
 
 
 def test_table3_records():
