@@ -35,6 +35,7 @@ class BOWCNNConfig:
     bow: bool = True  # False: "CNN alone" (§3.2), s = s_conv
     t_init: str = "idf"  # §3.2: t starts as the IDF over the questions; "ones": Table 5's other start
     train_t: bool = True  # Table 5: t updated, or frozen at its start
+    train_embeddings: bool = True  # §2.3: "W⁰ and W¹ ... are parameters to be learned"; False: an ablation
     init_scale: float = 0.05  # not reported; the house's uniform initialisation (models/cnn.py)
 
     def __post_init__(self):
@@ -52,7 +53,8 @@ class BOWCNN(nn.Module):
     def __init__(self, vectors: torch.Tensor, idf: torch.Tensor, config: BOWCNNConfig = BOWCNNConfig()):
         super().__init__()
         self.config = config
-        self.embedding = nn.Embedding.from_pretrained(vectors.float().clone(), freeze=False, padding_idx=0)
+        self.embedding = nn.Embedding.from_pretrained(vectors.float().clone(), freeze=not config.train_embeddings,
+                                                      padding_idx=0)
         self.conv = nn.Conv1d(vectors.shape[1], config.conv_units, kernel_size=config.width,
                               padding=config.width // 2)
         nn.init.uniform_(self.conv.weight, -config.init_scale, config.init_scale)

@@ -136,6 +136,15 @@ def build_model(collection: Collection, config: DosSantosConfig) -> BOWCNN:
     return BOWCNN(torch.from_numpy(collection.vectors), torch.from_numpy(collection.idf()), config.model)
 
 
+def mean_conv_cosine(model: BOWCNN, collection: Collection, *, n: int = 200, device="cpu") -> float:
+    """The mean cosine between the convolutional vectors of ``n`` questions (the collection's first, a random
+    sample): near 1, the path gives every question nearly the same vector and can no longer tell them apart."""
+    ids = collection.split.collection[:n]
+    with torch.no_grad():
+        v = model.conv_vectors(*(t.to(device) for t in collection.batch(ids))).double()
+    return float(((v @ v.T).sum() - len(ids)) / (len(ids) * (len(ids) - 1)))
+
+
 def score_blocks(model: BOWCNN, collection: Collection, *, device, batch_size: int = 512):
     """``score_block(rows) -> [len(rows), N]``: s(q, ·) of the collection's questions at ``rows`` against all of
     them, every question encoded once (the same score as the model gives each pair: a test checks it)."""
@@ -171,7 +180,9 @@ def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *,
     negatives = draw_negatives(collection.split, n=config.n_negatives, seed=seed)
     optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=config.lr)
     valid = lambda m: evaluate(score_blocks(m, collection, device=device), collection.split, collection.split.valid)  # noqa: E731
-    callbacks = [cb.Evaluate(valid), cb.KeepBest("dev_Accuracy@1"), cb.EarlyStopping("dev_Accuracy@1", config.patience),
+    collapse = lambda m: {"conv_cosine": mean_conv_cosine(m, collection, device=device)}  # noqa: E731
+    callbacks = [cb.Evaluate(valid), cb.Evaluate(collapse, prefix="sample_"), cb.KeepBest("dev_Accuracy@1"),
+                 cb.EarlyStopping("dev_Accuracy@1", config.patience),
                  cb.ProgressBar(config.epochs, desc=f"{config.label()} seed {seed}", metric="dev_Accuracy@1",
                                 disable=not progress)]
     key = checkpoint.key({"data": collection.provenance, "split": [len(collection.split.train),
