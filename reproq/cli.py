@@ -8,7 +8,7 @@
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force]
                                                 execute the notebooks headless (papermill); parameters are
                                                 checked against the notebooks' parameters cells
-    reproq bench [encoders|pretraining|answer-ranking ...] [--profile cpu]
+    reproq bench [encoders|pretraining|answer-ranking|full-collection ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
     reproq scope [--write]                      what the study covers, from the records in results/ (--write: README)
 
@@ -112,6 +112,7 @@ BENCHMARKS = {  # name -> module with main(out_path, *, profile) -> dict
     "encoders": "reproq.bench.encoders",  # Lei et al. encoders vs torch.nn.LSTM, questions/s
     "pretraining": "reproq.bench.pretraining",  # Lei et al. encoder-decoders with a full softmax, title words/s
     "answer-ranking": "reproq.bench.answer_ranking",  # Tay et al. Figure 3, seconds per epoch
+    "full-collection": "reproq.bench.full_collection",  # dos Santos et al.: queries/s over 167K questions vs bm25s
 }
 
 

@@ -94,6 +94,7 @@ class Benchmarks:
     encoders: dict  # reproq.bench.encoders: questions per batch, title and body tokens, repeats
     pretraining: dict  # reproq.bench.pretraining: pairs per step, title and context words, repeats (vocabulary)
     answer_ranking: dict  # reproq.bench.answer_ranking: ranker sizes, batch size, warm-up and timed batches
+    full_collection: dict  # reproq.bench.full_collection: collection and query counts, lengths, block, BOW-CNN units
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,10 @@ class Profile:
 
 
 _FIGURE3_SIZES = dict(projection_dim=300, hidden_dim=800, mlp_dim=128)  # Tay et al. Figure 3: d = 800
+# dos Santos et al.'s AskUbuntu: 167,765 questions; title + body about 50 words once cut (Lei et al. cut bodies at 100);
+# 1,000 queries in blocks of 128 ([128, N] float64 scores: 172 MB); BOW-CNN's 400 convolutional units (Table 2)
+_FULL_COLLECTION = dict(documents=167_765, mean_length=50, vocabulary=100_000, queries=1_000, block=128, conv_units=400,
+                        repeats=3)
 TAY_GRID = {  # Tay et al. §Implementation Details
     "hidden_dim": list(range(128, 1025, 128)), "mlp_layers": [1, 2, 3],
     "lr": [1e-3, 1e-4, 1e-5], "batch_size": [64, 128, 256, 512],
@@ -140,7 +145,9 @@ PROFILES = {
         bench=Benchmarks(encoders=dict(questions=8, title_len=5, body_len=12, repeats=1),
                          pretraining=dict(pairs=4, title_len=3, body_len=6, repeats=1, vocabulary=500),
                          answer_ranking=dict(projection_dim=16, hidden_dim=16, mlp_dim=16, batch_size=32, warmup=1,
-                                             timed=2))),
+                                             timed=2),
+                         full_collection=dict(documents=3_000, mean_length=20, vocabulary=2_000, queries=50,
+                                              block=16, conv_units=16, repeats=1))),
     "cpu": Profile(
         "cpu", synthetic=dict(n_questions=20_000, n_intents=4_000, n_train_queries=4_000, n_dev_queries=200,
                               n_test_queries=200, n_heldout=1_000),
@@ -175,7 +182,8 @@ PROFILES = {
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
                          # a quarter of pt/main.py's 256 pairs: the full softmax over 100K words is 1 GB at 64
                          pretraining=dict(pairs=64, title_len=10, body_len=100, repeats=5),
-                         answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=20))),
+                         answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=20),
+                         full_collection=_FULL_COLLECTION)),
     "paper": Profile(
         "paper", synthetic=dict(n_questions=60_000, n_intents=12_000, n_train_queries=12_000, n_dev_queries=200,
                                 n_test_queries=200, n_heldout=2_000),
@@ -197,7 +205,8 @@ PROFILES = {
             w2v_epochs=20, grid=TAY_GRID),
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
                          pretraining=dict(pairs=256, title_len=10, body_len=100, repeats=5),  # pt/main.py --batch_size
-                         answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=None))),
+                         answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=None),
+                         full_collection=_FULL_COLLECTION)),
 }
 
 

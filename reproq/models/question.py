@@ -90,17 +90,27 @@ class QuestionEncoder(nn.Module):
 
 class SeparateFieldsEncoder(nn.Module):
     """Rankine §5.2: the title and the body through encoders of their own (two :class:`QuestionEncoder` of one
-    field each), scored as ``s = β s_body + (1 − β) s_title`` with one learned β = σ(θ) (starting at ½). The
-    question is the unit vector ``[√(1 − β) t, √β b]``: its dot product with another question's is that score, so
-    it ranks like any question encoder. ``forward(title, title_mask, body, body_mask) -> [Q, D_title + D_body]``."""
+    field each), scored as ``s = β s_body + (1 − β) s_title``.
 
-    def __init__(self, title: QuestionEncoder, body: QuestionEncoder):
+    ``gate="scalar"``: one learned β = σ(θ) (starting at ½). The question is the unit vector ``[√(1 − β) t, √β b]``:
+    its dot product with another question's is that score, so it ranks like any question encoder.
+    ``gate="mlp"``: his equation's β for each pair, ``σ(W_2 tanh(W_1 [t_q, t_p, b_q, b_p] + b_1) + b_2)``; the
+    question is ``[t, b]`` and :meth:`score` scores pairs (which he proposed and did not run).
+    ``forward(title, title_mask, body, body_mask) -> [Q, D_title + D_body]``."""
+
+    def __init__(self, title: QuestionEncoder, body: QuestionEncoder, *, gate: str = "scalar", gate_hidden: int = 50):
         super().__init__()
         if title.config.fields != "title" or body.config.fields != "title":
             raise ValueError("each field's encoder reads one field: give both fields='title'")
-        self.title, self.body = title, body
-        self.beta_logit = nn.Parameter(torch.zeros(()))
+        if gate not in ("scalar", "mlp"):
+            raise ValueError(f"gate must be 'scalar' or 'mlp', got {gate!r}")
+        self.title, self.body, self.gate = title, body, gate
         self.output_dim = title.output_dim + body.output_dim
+        if gate == "scalar":
+            self.beta_logit = nn.Parameter(torch.zeros(()))
+        else:  # gate_hidden: not reported (he did not run it)
+            self.beta_mlp = nn.Sequential(nn.Linear(2 * self.output_dim, gate_hidden), nn.Tanh(),
+                                          nn.Linear(gate_hidden, 1), nn.Sigmoid())
 
     @property
     def beta(self) -> torch.Tensor:
@@ -109,12 +119,32 @@ class SeparateFieldsEncoder(nn.Module):
     def forward(self, title: torch.Tensor, title_mask: torch.Tensor, body: torch.Tensor,
                 body_mask: torch.Tensor) -> torch.Tensor:
         t, b = self.title(title, title_mask), self.body(body, body_mask)
+        if self.gate == "mlp":
+            return torch.cat([t, b], dim=-1)
         return torch.cat([torch.sqrt(1 - self.beta) * t, torch.sqrt(self.beta) * b], dim=-1)
 
+    @property
+    def score(self):
+        """The pair scorer ``score(query [N, D], candidates [N, K, D]) -> [N, K]`` of the MLP gate (None with the
+        scalar gate: a dot product of the vectors is the score)."""
+        return self._gated_score if self.gate == "mlp" else None
 
-def pair_scores(v: torch.Tensor, batch: RankingBatch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _gated_score(self, query: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
+        d, device = self.title.output_dim, self.beta_mlp[0].weight.device
+        query, candidates = query.to(device).unsqueeze(1).expand_as(candidates), candidates.to(device)
+        beta = self.beta_mlp(torch.cat([query[..., :d], candidates[..., :d], query[..., d:], candidates[..., d:]],
+                                       dim=-1)).squeeze(-1)
+        title = (query[..., :d] * candidates[..., :d]).sum(-1)
+        body = (query[..., d:] * candidates[..., d:]).sum(-1)
+        return beta * body + (1 - beta) * title
+
+
+def pair_scores(v: torch.Tensor, batch: RankingBatch, score=None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(positive [N], negatives [N, K], mask [N, K])``: the cosines of the batch's training pairs, from the unit
-    vectors ``v [Q, D]`` of its questions."""
+    vectors ``v [Q, D]`` of its questions, or ``score(query [N, D], candidates [N, 1 + K, D])``'s scores."""
+    if score is not None:
+        s = score(v[batch.pairs[:, 0]], v[batch.pairs[:, 1:]])
+        return s[:, 0], s[:, 1:], batch.negatives_mask
     query, positive, negatives = v[batch.pairs[:, 0]], v[batch.pairs[:, 1]], v[batch.pairs[:, 2:]]
     return (query * positive).sum(-1), torch.einsum("nd,nkd->nk", query, negatives), batch.negatives_mask
 
@@ -128,4 +158,5 @@ class QuestionRanker(nn.Module):
         self.question_encoder = question_encoder
 
     def forward(self, batch: RankingBatch):
-        return pair_scores(self.question_encoder(batch.title, batch.title_mask, batch.body, batch.body_mask), batch)
+        return pair_scores(self.question_encoder(batch.title, batch.title_mask, batch.body, batch.body_mask), batch,
+                           getattr(self.question_encoder, "score", None))

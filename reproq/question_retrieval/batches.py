@@ -120,15 +120,22 @@ def candidate_scores(model: QuestionEncoder, corpus: EncodedCorpus, queries: Seq
     """Cosine similarity of each query to each of its candidates (the encoder's vectors are unit vectors), or, with
     ``distance``, minus their Euclidean distance (a Siamese network's score); aligned with ``candidate_ids``."""
     ids = [i for q in queries for i in (q.id, *q.candidate_ids)]
-    return vector_scores(encode_questions(model, corpus, ids, device=device), queries, distance=distance)
+    return vector_scores(encode_questions(model, corpus, ids, device=device), queries, distance=distance,
+                         score=getattr(model, "score", None))
 
 
-def vector_scores(vectors, queries: Sequence[EvalQuery], *, distance: bool = False) -> list[np.ndarray]:
+def vector_scores(vectors, queries: Sequence[EvalQuery], *, distance: bool = False, score=None) -> list[np.ndarray]:
     """Each query's candidates scored from question vectors (``vectors``: id -> 1-d tensor or array): dot products
-    (cosines, for unit vectors), or minus the Euclidean distances."""
+    (cosines, for unit vectors), minus the Euclidean distances, or a pair scorer's ``score(query [1, D],
+    candidates [1, K, D])``."""
     scores = []
     for q in queries:
         candidates = torch.stack([torch.as_tensor(vectors[c]) for c in q.candidate_ids])
         query = torch.as_tensor(vectors[q.id])
-        scores.append((-(candidates - query).norm(dim=-1) if distance else candidates.matmul(query)).double().numpy())
+        if score is not None:
+            with torch.no_grad():
+                s = score(query.unsqueeze(0), candidates.unsqueeze(0))[0]
+        else:
+            s = -(candidates - query).norm(dim=-1) if distance else candidates.matmul(query)
+        scores.append(s.double().cpu().numpy())
     return scores

@@ -121,7 +121,8 @@ def rankine_configs(r: Rankine) -> dict[str, TrainConfig]:
     get decent results"); fixed word vectors, no IDF scaling, no state normalisation, dropout 0.1 (his Lei-range
     search; he found lower better with bodies). Not reported, so not copied: the chosen learning rate (1e-3 from his
     grid) and the epochs. Weighted CBOW is the free weight per word (his first form); "Weighted CBOW (MLP)", the
-    MLP-parameterised weights he also proposes, is not in his table.
+    MLP-parameterised weights he also proposes, is not in his table; nor is the GRU with β from an MLP of both
+    questions' title and body vectors (his §5.2 equation, which he did not run).
     """
     common = dict(lr=1e-3, margin=0.05, l2=0.0, n_negatives=20, queries_per_batch=16, max_body_len=40,
                   idf_reweight=False, separate_fields=True, **r.train)
@@ -138,4 +139,7 @@ def rankine_configs(r: Rankine) -> dict[str, TrainConfig]:
                                                question=replace(question, pooling="last"), **common),
         "CNN (d=700, k=3, mean pooling)": TrainConfig(encoder="cnn", encoder_settings=(
             ("hidden_dim", hidden["cnn"]), ("width", 3)), question=question, **common),
+        "GRU (d=280, last state), MLP-gated β": TrainConfig(
+            encoder="gru", encoder_settings=(("hidden_dim", hidden["gru"]),), beta_gate="mlp",
+            question=replace(question, pooling="last"), **common),
     }

@@ -59,6 +59,7 @@ class TrainConfig:
     pretrain: PretrainConfig | None = None  # Lei et al. §4.2: start from a pre-trained encoder (None: random init)
     learn_word_weights: bool = False  # Rankine §5.1: a learned weight λ_w >= 0 per word on the fixed vectors
     separate_fields: bool = False  # Rankine §5.2: title and body through encoders of their own, β learned
+    beta_gate: str = "scalar"  # with separate_fields: one β ("scalar"), or β of each pair from an MLP ("mlp")
 
     def learning_rate(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (from 1): ``lr``, halved every ``lr_halve_every`` epochs when set."""
@@ -69,7 +70,7 @@ class TrainConfig:
         return f"{self.encoder}({settings}) {self.question.pooling} {self.question.fields} lr={self.lr} " \
                f"dropout={self.question.dropout}" + (" + pre-train" if self.pretrain else "") + \
                (" learned word weights" if self.learn_word_weights else "") + \
-               (" separate title/body encoders, learned β" if self.separate_fields else "")
+               (f" separate title/body encoders, {self.beta_gate} β" if self.separate_fields else "")
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ def build_model(data: Prepared, config: TrainConfig) -> QuestionRanker:
 
     if config.separate_fields:
         one_field = replace(config.question, fields="title")
-        return QuestionRanker(SeparateFieldsEncoder(question_encoder(one_field), question_encoder(one_field)))
+        return QuestionRanker(SeparateFieldsEncoder(question_encoder(one_field), question_encoder(one_field),
+                                                    gate=config.beta_gate))
     return QuestionRanker(question_encoder(config.question))
 
 

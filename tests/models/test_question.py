@@ -89,3 +89,24 @@ def test_projection_after_pooling():
     plain, projected = encoder(pooling="mean"), encoder(pooling="mean", projection=True)
     torch.testing.assert_close(projected.encoder(*TITLE), plain.encoder(*TITLE))  # same encoder weights
     assert projected.projection is not None and not torch.allclose(projected(*TITLE, *BODY), plain(*TITLE, *BODY))
+
+
+def test_mlp_gated_beta_scores_each_pair_by_his_equation():
+    from reproq.models.question import SeparateFieldsEncoder
+
+    title, body = encoder(fields="title"), encoder(fields="title", pooling="mean")
+    model = SeparateFieldsEncoder(title, body, gate="mlp", gate_hidden=3)
+    v = model(*TITLE, *BODY)  # [t, b]
+    t, b = title(*TITLE), body(*BODY)
+    s = model.score(v[:1], v[None, 1:])  # question 0 against 1 and 2
+    for j, k in enumerate((1, 2)):
+        first, _, second, _ = model.beta_mlp
+        beta = torch.sigmoid(second(torch.tanh(first(torch.cat([t[0], t[k], b[0], b[k]])))))[0]
+        torch.testing.assert_close(s[0, j], beta * (b[0] @ b[k]) + (1 - beta) * (t[0] @ t[k]))
+    ranker = QuestionRanker(model)
+    batch = RankingBatch(*TITLE, *BODY, torch.tensor([[0, 1, 2]]), torch.tensor([[True]]))
+    positive, negatives, _ = ranker(batch)
+    torch.testing.assert_close(torch.stack([positive[0], negatives[0, 0]]), s[0])
+    positive.sum().backward()
+    assert all(p.grad is not None for p in model.beta_mlp.parameters()) and model.score is not None
+    assert SeparateFieldsEncoder(title, body).score is None

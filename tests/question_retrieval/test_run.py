@@ -120,12 +120,13 @@ def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
         batch = next(ex.source_batches(data, ex.cut_corpus(data, c), c, seed=1, epoch=1))
         MaxMarginObjective(margin=c.margin, l2=c.l2)(model, batch).backward()
         encoder = model.question_encoder
-        assert encoder.beta_logit.grad != 0, name
+        gate = [encoder.beta_logit] if c.beta_gate == "scalar" else list(encoder.beta_mlp.parameters())
+        assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in gate), name
         for field in (encoder.title, encoder.body):
             assert all(p.grad is not None for p in field.parameters() if p.requires_grad), name
             if c.learn_word_weights:
                 assert field.encoder.embedding.learned.grad.abs().sum() > 0, name
-        if name == "Weighted CBOW":  # the whole loop once (the smoke notebook runs every network)
+        if name in ("Weighted CBOW", "GRU (d=280, last state), MLP-gated β"):  # the whole loop (smoke runs all)
             run = ex.run_one(data, c, seed=1, device="cpu", progress=False)
             assert 0 < run.dev["MRR"] <= 1 and run.n_parameters == count_parameters(model)
 
