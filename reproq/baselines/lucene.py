@@ -36,14 +36,14 @@ fields (SmallFloat.intToByte4) and computes in float64. tests/baselines/test_luc
 against Lucene 8.8.1's scores.
 
 >>> docs = [["a", "b", "a"], ["b", "c"]]
->>> for name, ranker in SIMILARITIES.items():  # dos Santos et al.'s row names
+>>> for name, ranker in SIMILARITIES.items():  # dos Santos et al.'s names
 ...     print(name, ranker().fit(docs).scores(["a", "b"]).round(4))
 TFIDF [0.8772 0.1074]
 BM25 [1.0709 0.1986]
 IB [1.9157 0.7747]
 DFR [0.7589 0.1418]
-LMD [0.0005 0.    ]
-LMJ [0.7033 0.3567]
+LMDirichlet [0.0005 0.    ]
+LMJelinekMercer [0.7033 0.3567]
 """
 
 # Sources (Lucene 4.10.4 and 8.8.1 as Debian ships them: lucene4.10_4.10.4+dfsg.orig.tar.gz and
@@ -279,6 +279,8 @@ class LMJelinekMercer(TermWeightRanker):
         return math.log(1 + ((1 - lam) * tf / dl) / (lam * p))
 
 
-# dos Santos et al. 2015 Tables 3 and 4 row names -> ranker class (each takes its config, or none for the defaults)
+# dos Santos et al. 2015 §3.2's names (their tables abbreviate the last two LMD and LMJ) -> ranker class (each takes
+# its config, or none for the defaults)
 SIMILARITIES: dict[str, type[TermWeightRanker]] = {
-    "TFIDF": ClassicTFIDF, "BM25": BM25, "IB": IB, "DFR": DFR, "LMD": LMDirichlet, "LMJ": LMJelinekMercer}
+    "TFIDF": ClassicTFIDF, "BM25": BM25, "IB": IB, "DFR": DFR, "LMDirichlet": LMDirichlet,
+    "LMJelinekMercer": LMJelinekMercer}

@@ -17,7 +17,7 @@ def test_smoke_benchmark_writes_json_and_csv(tmp_path):
     result = full_collection.main(out, profile="smoke")
     saved = json.loads(out.read_text())
     names = [row["scorer"] for row in saved["rows"]]
-    assert names == [f"Lucene {n}" for n in ("TFIDF", "BM25", "IB", "DFR", "LMD", "LMJ")] + [
+    assert names == [f"Lucene {n}" for n in ("TFIDF", "BM25", "IB", "DFR", "LMDirichlet", "LMJelinekMercer")] + [
         "BOW-CNN", "CNN alone", "bm25s (yardstick)"]
     assert saved["collection"]["documents"] == 3_000 and saved["queries"] == 50
     assert all(row["queries_per_s"] > 0 for row in saved["rows"]) and saved["rows"][-1]["relative_to_bm25s"] == 1

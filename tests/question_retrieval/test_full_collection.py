@@ -95,7 +95,7 @@ def test_lexical_collection_scores_equal_scoring_each_question(data, split):
     from reproq.baselines.lexical import question_tokens
     from reproq.baselines.lucene import SIMILARITIES
 
-    ranker = SIMILARITIES["LMD"]()
+    ranker = SIMILARITIES["LMDirichlet"]()
     block = lexical_score_block(ranker, data.corpus, split, fields="title")
     rows = np.array([3, 17, 250])
     for row, scores in zip(rows, block(rows)):
