@@ -10,7 +10,7 @@
                                                 checked against the notebooks' parameters cells
     reproq bench [encoders|pretraining|answer-ranking|full-collection ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
-    reproq scope [--write]                      what the study covers, from the records in results/ (--write: README)
+    reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
 
 Errors about data, parameters or notebooks are printed as one message, never as a traceback (exit 2; a
 failed notebook 1; Ctrl-C 130).
@@ -136,13 +136,15 @@ def _bench(args) -> int:
 def _scope(args) -> int:
     from reproq.results import scope  # pandas: only this command needs it
 
-    markdown = scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers())
-    if not args.write:
-        print(markdown, end="")
-    elif scope.update_readme(paths.ROOT / "README.md", markdown):
-        print(f"updated the scope table in {paths.ROOT / 'README.md'}")
-    else:
-        print("README.md's scope table is up to date")
+    tables = {"scope": scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers()),
+              "cost": scope.cost_markdown()}
+    for block, markdown in tables.items():
+        if not args.write:
+            print(markdown)
+        elif scope.update_readme(paths.ROOT / "README.md", markdown, block=block):
+            print(f"updated the {block} table in {paths.ROOT / 'README.md'}")
+        else:
+            print(f"README.md's {block} table is up to date")
     return 0
 
 

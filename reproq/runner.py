@@ -7,6 +7,10 @@ data files, taken when it finished — are unchanged since its last successful r
 (``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it
 stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs.
 A failure names the notebook and the failing cell and stops the batch; what finished before stays.
+
+What each run cost — wall seconds, the kernel's peak resident memory (sampled), the thread count, the CPU — is
+recorded in ``pipeline_cost.json`` beside the profile's results (:func:`record_cost`); ``reproq scope --write``
+turns the committed one into the README's cost table.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -113,6 +118,52 @@ def outputs_intact(outputs: Sequence[str]) -> bool:
     return True
 
 
+class PeakMemory:
+    """The largest resident memory of this process's children together (a notebook's kernel), sampled every
+    ``every`` seconds while the ``with`` block runs: ``peak_mb``. Sampling can miss a peak shorter than that."""
+
+    def __init__(self, every: float = 0.5):
+        self.every, self.peak_mb = every, 0.0
+        self._done = threading.Event()
+
+    def _sample(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._done.is_set():
+            total = 0
+            for child in me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:  # a child that ended between the listing and the reading
+                    pass
+            self.peak_mb = max(self.peak_mb, total / 2**20)
+            self._done.wait(self.every)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+def threads() -> int:
+    """The thread count a notebook's torch will use: ``OMP_NUM_THREADS``, else every core (torch's default)."""
+    return int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
+
+
+def record_cost(profile: str, notebook: str, cost: dict) -> Path:
+    """Add (or replace) ``notebook``'s entry in the profile's ``pipeline_cost.json`` (atomically)."""
+    path = paths.output_dirs(profile)[0] / "pipeline_cost.json"
+    entries = atomic.read_json(path, otherwise="started afresh with this notebook") or {}
+    entries[notebook] = cost
+    atomic.write_json(path, dict(sorted(entries.items())))
+    return path
+
+
 def _stamp(profile: str, notebook: Path) -> Path:
     return paths.build_dir() / "runs" / profile / f"{notebook.stem}.json"
 
@@ -131,16 +182,25 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
         return Outcome(notebook.stem, "skipped", 0.0, executed, "inputs unchanged since its last run")
     executed.parent.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
-    start = time.time()
+    start, load_before = time.time(), os.getloadavg()
     try:
-        papermill.execute_notebook(str(notebook), str(executed), parameters=params, cwd=str(notebook.parent),
-                                   progress_bar=progress, kernel_name="python3")
+        with PeakMemory() as memory:
+            papermill.execute_notebook(str(notebook), str(executed), parameters=params, cwd=str(notebook.parent),
+                                       progress_bar=progress, kernel_name="python3")
     except PapermillExecutionError as exc:
         first_line = next((line for line in exc.source.splitlines() if line.strip()), "")
         raise NotebookFailed(f"{notebook.name} failed in the cell starting `{first_line}` (execution count "
                              f"{exc.exec_count}) with {exc.ename}: {exc.evalue}; the executed copy with the "
                              f"traceback is {executed}") from None
     seconds = time.time() - start
+    from reproq.bench import cpu_name
+    from reproq.results import code_version
+
+    record_cost(profile, notebook.stem, {
+        "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "threads": threads(),
+        "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file)
     atomic.write_json(stamp, {"fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1),
                               "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

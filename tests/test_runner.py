@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import nbformat
 import pytest
 
@@ -98,3 +100,12 @@ def test_the_fingerprint_depends_on_the_thread_count(notebook_dir, monkeypatch):
     one = runner.fingerprint(notebook_dir / "00_ok.ipynb", {})
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     assert runner.fingerprint(notebook_dir / "00_ok.ipynb", {}) != one
+
+
+def test_a_run_records_its_cost(notebook_dir, tmp_path):
+    write_notebook(notebook_dir / "00_memory.ipynb", "block = bytearray(300 * 2**20)  # 300 MB held a moment",
+                   "import time; time.sleep(1.5)")
+    list(runner.run(profile="smoke", progress=False))
+    cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_memory"]
+    assert cost["seconds"] > 1.5 and cost["peak_memory_mb"] > 300 and cost["threads"] >= 1
+    assert {"cpu", "cores", "load_average_before", "load_average_after", "code_version", "finished"} <= set(cost)

@@ -133,3 +133,17 @@ def test_the_readme_shows_the_scope_of_the_committed_results():
     """The README's scope table is the one the committed records give: regenerate it with `reproq scope --write`."""
     markdown = scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers())
     assert markdown in (paths.ROOT / "README.md").read_text(), "README scope table is stale: run `reproq scope --write`"
+
+
+def test_cost_table_from_the_runners_file(tmp_path):
+    cost = tmp_path / "pipeline_cost.json"
+    cost.write_text(json.dumps({"10_dos_santos": {
+        "seconds": 816.0, "peak_memory_mb": 3072, "threads": 1, "cpu": "AMD EPYC", "cores": 2,
+        "load_average_before": [1.0, 1.0, 1.0], "load_average_after": [2.0, 1.5, 1.2], "code_version": "0.1.0+gabc"}}))
+    text = scope.cost_markdown(cost)
+    assert "| `10_dos_santos` | 13.6 | 3.0 | 1 | 1.0 → 2.0 | AMD EPYC (2 cores) | 0.1.0+gabc |" in text
+    readme = tmp_path / "README.md"
+    readme.write_text("a\n<!-- scope:start -->\nold\n<!-- scope:end -->\n<!-- cost:start -->\nold\n<!-- cost:end -->\n")
+    assert scope.update_readme(readme, text, block="cost")
+    assert "old\n<!-- scope:end -->" in readme.read_text() and "13.6" in readme.read_text()
+    assert "not been run" in scope.cost_markdown(tmp_path / "missing.json")
