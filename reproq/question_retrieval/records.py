@@ -18,7 +18,7 @@ import pandas as pd
 
 from reproq import profiles
 from reproq.models import build_encoder, count_parameters
-from reproq.question_retrieval.configs import TABLE3_HIDDEN, TABLE3_WIDTH, smolyakov_config
+from reproq.question_retrieval.configs import TABLE3_HIDDEN, TABLE3_WIDTH, dos_santos_configs, smolyakov_config
 from reproq.results import Provenance, Record
 from reproq.train.runs import RunResult
 
@@ -51,6 +51,16 @@ def smolyakov_params_records() -> list[Record]:
             split="-", method=label, config=asdict(encoder.config),
             variant="width 3, 700 filters" if name == "cnn" else "bidirectional, 128 per direction")
     return records
+
+
+def dos_santos_table2_records() -> list[Record]:
+    """dos Santos et al. Table 2 — context window, convolutional units, learning rate — of the networks the `paper`
+    profile trains (:func:`~reproq.question_retrieval.configs.dos_santos_configs`). Depends on no data."""
+    return [record for name, config in dos_santos_configs(profiles.get("paper").dos_santos, "title").items()
+            for record in Provenance(ARCHITECTURE).records(
+                {"context_window": config.model.width, "conv_units": config.model.conv_units,
+                 "learning_rate": config.lr}, paper="dossantos2015", table="Table 2", dataset="-", split="-",
+                method=name, config=asdict(config.model))]
 
 
 def trained_vs_untrained(groups: Mapping[str, Sequence[RunResult]]) -> pd.DataFrame:

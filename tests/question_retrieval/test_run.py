@@ -131,6 +131,15 @@ def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
             assert 0 < run.dev["MRR"] <= 1 and run.n_parameters == count_parameters(model)
 
 
+def test_dos_santos_table2_records_are_the_paper_profiles_networks():
+    from reproq.question_retrieval.records import dos_santos_table2_records
+
+    values = {(r.method, r.metric): r.value for r in dos_santos_table2_records()}
+    assert values == {("CNN", "context_window"): 3, ("CNN", "conv_units"): 1_000, ("CNN", "learning_rate"): 0.05,
+                      ("BOW-CNN", "context_window"): 3, ("BOW-CNN", "conv_units"): 400,
+                      ("BOW-CNN", "learning_rate"): 0.01}
+
+
 def test_table3_records():
     values = {(r.method, r.metric): r.value for r in table3_records()}
     assert values[("RCNN", "params")] == 400_800 and values[("LSTM", "params")] == 423_360
