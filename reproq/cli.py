@@ -5,9 +5,10 @@
     reproq data status [DATASET ...]            a table: dataset, file, verified / missing / corrupt
     reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt or a
                                                 file of a dataset named here is missing
-    reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force]
+    reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force] [--threads N]
                                                 execute the notebooks headless (papermill); parameters are
-                                                checked against the notebooks' parameters cells
+                                                checked against the notebooks' parameters cells; one torch
+                                                thread unless --threads or OMP_NUM_THREADS says otherwise
     reproq bench [encoders|pretraining|answer-ranking|full-collection ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
@@ -99,7 +100,7 @@ def _run(args) -> int:
     try:
         parameters = dict(_parse_param(p) for p in args.param)
         for outcome in runner.run(profile=args.profile, only=args.only, parameters=parameters,
-                                  force=args.force):
+                                  force=args.force, n_threads=args.threads):
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except runner.NotebookFailed as exc:
@@ -170,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                      help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
     run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged")
+    run.add_argument("--threads", type=int, default=None, metavar="N",
+                     help="torch threads per notebook (default: OMP_NUM_THREADS, else 1, as the committed results)")
     run.set_defaults(func=_run)
 
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")

@@ -15,6 +15,7 @@ turns the committed one into the README's cost table.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -66,8 +67,8 @@ def fingerprint(notebook: Path, parameters: dict) -> str:
         digest.update(str(path.relative_to(library)).encode() + path.read_bytes())
     digest.update(json.dumps(parameters, sort_keys=True, default=str).encode())
     digest.update(json.dumps(sources.status()).encode())
-    # another thread count changes the order of float sums, hence trained numbers (torch's default: the cores)
-    digest.update(f"threads={os.environ.get('OMP_NUM_THREADS') or os.cpu_count()}".encode())
+    # another thread count changes the order of float sums, hence trained numbers
+    digest.update(f"threads={threads()}".encode())
     return digest.hexdigest()
 
 
@@ -150,9 +151,35 @@ class PeakMemory:
         self._thread.join()
 
 
-def threads() -> int:
-    """The thread count a notebook's torch will use: ``OMP_NUM_THREADS``, else every core (torch's default)."""
-    return int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
+# One thread unless asked for more (--threads, or OMP_NUM_THREADS): the committed results were made with one, a run
+# repeats them only at the same count, and on a 2-core machine that is busy elsewhere two threads fight for one free
+# core (measured: README, "Threads").
+DEFAULT_THREADS = 1
+
+
+def threads(requested: int | None = None) -> int:
+    """The thread count the notebooks' torch gets: ``requested``, else ``OMP_NUM_THREADS``, else
+    :data:`DEFAULT_THREADS`."""
+    n = requested or int(os.environ.get("OMP_NUM_THREADS") or DEFAULT_THREADS)
+    if n < 1:
+        raise ValueError(f"threads must be >= 1, got {n}")
+    return n
+
+
+@contextlib.contextmanager
+def thread_environment(n: int):
+    """``OMP_NUM_THREADS`` (torch's intra-op threads, read when a kernel starts) and ``MKL_NUM_THREADS`` set to ``n``
+    while the block runs, restored after."""
+    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    os.environ.update(OMP_NUM_THREADS=str(n), MKL_NUM_THREADS=str(n))
+    try:
+        yield n
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def record_cost(profile: str, notebook: str, cost: dict) -> Path:
@@ -209,11 +236,13 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
 
 
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,
-        progress: bool = True) -> Iterator[Outcome]:
-    """Run the notebooks in order, yielding each outcome as it finishes; a failure raises NotebookFailed."""
+        progress: bool = True, n_threads: int | None = None) -> Iterator[Outcome]:
+    """Run the notebooks in order with ``threads(n_threads)`` threads each, yielding each outcome as it finishes; a
+    failure raises NotebookFailed."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
     check_parameters(chosen, parameters or {})
-    for nb in chosen:
-        yield run_notebook(nb, profile=profile, parameters=parameters, force=force, progress=progress)
+    with thread_environment(threads(n_threads)):
+        for nb in chosen:
+            yield run_notebook(nb, profile=profile, parameters=parameters, force=force, progress=progress)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import nbformat
 import pytest
@@ -109,3 +110,19 @@ def test_a_run_records_its_cost(notebook_dir, tmp_path):
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_memory"]
     assert cost["seconds"] > 1.5 and cost["peak_memory_mb"] > 300 and cost["threads"] >= 1
     assert {"cpu", "cores", "load_average_before", "load_average_after", "code_version", "finished"} <= set(cost)
+
+
+def test_notebooks_get_one_thread_unless_asked(notebook_dir, monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    write_notebook(notebook_dir / "00_threads.ipynb",
+                   "import os; open('threads.txt', 'a').write(os.environ['OMP_NUM_THREADS'] + '\\n')")
+    list(runner.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False, n_threads=2))  # another count: another fingerprint, a rerun
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    list(runner.run(profile="smoke", progress=False))
+    assert (notebook_dir / "threads.txt").read_text().splitlines() == ["1", "2", "3"]
+    assert os.environ["OMP_NUM_THREADS"] == "3"  # restored after the batch
+    cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_threads"]
+    assert cost["threads"] == 3
+    with pytest.raises(ValueError, match="threads must be"):
+        runner.threads(-1)
