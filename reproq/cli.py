@@ -9,7 +9,7 @@
                                                 execute the notebooks headless (papermill); parameters are
                                                 checked against the notebooks' parameters cells; one torch
                                                 thread unless --threads or OMP_NUM_THREADS says otherwise
-    reproq bench [encoders|pretraining|answer-ranking|full-collection ...] [--profile cpu]
+    reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
 
@@ -114,6 +114,7 @@ BENCHMARKS = {  # name -> module with main(out_path, *, profile) -> dict
     "pretraining": "reproq.bench.pretraining",  # Lei et al. encoder-decoders with a full softmax, title words/s
     "answer-ranking": "reproq.bench.answer_ranking",  # Tay et al. Figure 3, seconds per epoch
     "full-collection": "reproq.bench.full_collection",  # dos Santos et al.: queries/s over 167K questions vs bm25s
+    "threads": "reproq.bench.threads",  # a training step at each thread count, idle and beside a busy core
 }
 
 

@@ -96,6 +96,7 @@ class Benchmarks:
     pretraining: dict  # reproq.bench.pretraining: pairs per step, title and context words, repeats (vocabulary)
     answer_ranking: dict  # reproq.bench.answer_ranking: ranker sizes, batch size, warm-up and timed batches
     full_collection: dict  # reproq.bench.full_collection: collection and query counts, lengths, block, BOW-CNN units
+    threads: dict  # reproq.bench.threads: the LSTM training step timed at each thread count (batch, length, d, steps)
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,8 @@ PROFILES = {
                          answer_ranking=dict(projection_dim=16, hidden_dim=16, mlp_dim=16, batch_size=32, warmup=1,
                                              timed=2),
                          full_collection=dict(documents=3_000, mean_length=20, vocabulary=2_000, queries=50,
-                                              block=16, conv_units=16, repeats=1))),
+                                              block=16, conv_units=16, repeats=1),
+                         threads=dict(batch=8, length=6, hidden=8, steps=2))),
     "cpu": Profile(
         "cpu", synthetic=dict(n_questions=20_000, n_intents=4_000, n_train_queries=4_000, n_dev_queries=200,
                               n_test_queries=200, n_heldout=1_000),
@@ -185,7 +187,9 @@ PROFILES = {
                          # a quarter of pt/main.py's 256 pairs: the full softmax over 100K words is 1 GB at 64
                          pretraining=dict(pairs=64, title_len=10, body_len=100, repeats=5),
                          answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=20),
-                         full_collection=_FULL_COLLECTION)),
+                         full_collection=_FULL_COLLECTION,
+                         # about one cpu-profile batch: 40 query groups of ~22 questions' titles and 50-word bodies
+                         threads=dict(batch=880, length=50, hidden=60, steps=8))),
     "paper": Profile(
         "paper", synthetic=dict(n_questions=60_000, n_intents=12_000, n_train_queries=12_000, n_dev_queries=200,
                                 n_test_queries=200, n_heldout=2_000),
@@ -208,7 +212,7 @@ PROFILES = {
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
                          pretraining=dict(pairs=256, title_len=10, body_len=100, repeats=5),  # pt/main.py --batch_size
                          answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=None),
-                         full_collection=_FULL_COLLECTION)),
+                         full_collection=_FULL_COLLECTION, threads=dict(batch=880, length=100, hidden=240, steps=8))),
 }
 
 

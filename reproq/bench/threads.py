@@ -1,0 +1,79 @@
+"""How many torch threads a notebook should get: one training step timed at each thread count, on an idle machine
+and beside a competitor that keeps one core busy (another job, as on a shared machine).
+
+The step is what the question-retrieval notebooks repeat most: an LSTM of the `cpu` profile's size (a quarter of
+Lei et al.'s d = 240) encoding a batch of padded questions, forward and backward, with an Adam update. Each
+setting runs in a fresh process (torch reads ``OMP_NUM_THREADS`` once, at import); the competitor is a Python busy
+loop. ``reproq run`` gives notebooks one thread by default (:data:`reproq.runner.DEFAULT_THREADS`); this file is the
+measurement behind that choice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from reproq.atomic import write_json
+from reproq.bench import cpu_name, write_rows_csv
+from reproq.profiles import get as get_profile
+from reproq.results import code_version
+
+_STEP = """
+import json, sys, time, torch
+from reproq.models import build_encoder
+batch, length, hidden, steps = (int(x) for x in sys.argv[1:5])
+torch.manual_seed(0)
+lstm = build_encoder("lstm", input_dim=200, hidden_dim=hidden)
+optimizer = torch.optim.Adam(lstm.parameters(), lr=1e-3)
+x, mask = torch.randn(batch, length, 200), torch.ones(batch, length, dtype=torch.bool)
+times = []
+for _ in range(steps + 1):  # the first step warms up
+    start = time.perf_counter()
+    optimizer.zero_grad()
+    lstm(x, mask).pow(2).mean().backward()
+    optimizer.step()
+    times.append(time.perf_counter() - start)
+print(json.dumps({"threads": torch.get_num_threads(), "times": times[1:]}))
+"""
+
+
+def _measure(threads: int, sizes: dict) -> dict:
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    args = [str(sizes[k]) for k in ("batch", "length", "hidden", "steps")]
+    out = subprocess.run([sys.executable, "-c", _STEP, *args], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def main(out_path: Path, *, profile: str = "cpu") -> dict:
+    """Time the step at 1 … ``os.cpu_count()`` threads, idle and beside a one-core competitor; write the numbers to
+    ``out_path`` (JSON, and CSV beside it), return them."""
+    sizes = get_profile(profile).bench.threads
+    counts = sorted({1, os.cpu_count() or 1})
+    rows = []
+    for competitor in (False, True):
+        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if competitor else None
+        try:
+            for n in counts:
+                measured = _measure(n, sizes)
+                rows.append({"threads": n, "competitor": competitor, "seconds_per_step": statistics.median(
+                    measured["times"]), "fastest_seconds_per_step": min(measured["times"]), "repeats": measured["times"],
+                    "load_average": list(os.getloadavg())})
+        finally:
+            if busy is not None:
+                busy.kill()
+                busy.wait()
+    reference = rows[0]["seconds_per_step"]  # one thread, idle
+    for row in rows:
+        row["relative_to_1_thread_idle"] = row["seconds_per_step"] / reference
+    result = {"what": "LSTM training step (forward, backward, Adam), seconds, by thread count, idle and beside a "
+                      "process that keeps one core busy", "sizes": sizes, "profile": profile, "cpu": cpu_name(),
+              "cores": os.cpu_count(), "code_version": code_version(), "rows": rows}
+    write_json(out_path, result)
+    write_rows_csv(Path(out_path).with_suffix(".csv"), rows, {
+        "threads": "d", "competitor": "", "seconds_per_step": ".4f", "fastest_seconds_per_step": ".4f",
+        "relative_to_1_thread_idle": ".2f"})
+    return result
