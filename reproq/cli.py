@@ -130,8 +130,10 @@ def _bench(args) -> int:
         if name not in BENCHMARKS:
             raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
         out = results_dir / "bench" / f"{name}_{_threads()}thread.json"  # speed depends on the thread count
-        importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
+        result = importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
         print(f"{name}: numbers written to {out}")
+        if result.get("load_warning"):
+            print(f"WARNING ({name}): {result['load_warning']}", file=sys.stderr)
     return 0
 
 

@@ -3,7 +3,9 @@ as ratios against a reference measured in the same run — never a timed test.""
 
 from __future__ import annotations
 
+import os
 import platform
+import statistics
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -56,3 +58,20 @@ def write_rows_csv(path: Path, rows: list[dict], formats: Mapping[str, str]) -> 
     """The benchmark's rows as CSV (atomically): one column per key of ``formats``, formatted with its spec."""
     lines = [",".join(formats)] + [",".join(format(row[k], spec) for k, spec in formats.items()) for row in rows]
     write_text(Path(path), "\n".join(lines) + "\n")
+
+
+def paired_ratios(times: Mapping[str, list[float]], reference: str) -> dict[str, float]:
+    """Each step's speed relative to ``reference`` (its time over the step's), taken round by round of
+    :func:`interleaved` and the median kept: a round slowed by the machine slows both sides of its ratio."""
+    return {name: statistics.median(r / t for r, t in zip(times[reference], ts)) for name, ts in times.items()}
+
+
+def load_warning(before: tuple[float, ...], after: tuple[float, ...]) -> str | None:
+    """A warning when the 1-minute load average before or after the run exceeded the core count (then another job
+    was competing for the cores, and absolute times say little), else None."""
+    cores = os.cpu_count() or 1
+    worst = max(before[0], after[0])
+    if worst <= cores:
+        return None
+    return (f"the load average reached {worst:.1f} on {cores} cores during this benchmark: other work competed for "
+            f"the CPU, so its times are inflated; trust the paired ratios more, and rerun on a quiet machine")

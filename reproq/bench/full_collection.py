@@ -7,7 +7,8 @@ similarities (:mod:`reproq.baselines.lucene`, one sparse product a block of quer
 :func:`~reproq.question_retrieval.full_collection.top_k`), BOW-CNN's and CNN alone's scores (collection vectors
 encoded once, outside the timing, as an index would be; a block is one dense and one sparse product), and beside
 them, in the same run, ``bm25s`` (its own index and ``retrieve``, method "lucene"), the yardstick. Repeats are
-interleaved (:func:`reproq.bench.interleaved`); memory stays at one block of scores ([block, N] float64).
+interleaved (:func:`reproq.bench.interleaved`) and the ratio to ``bm25s`` is the median of the round-by-round
+ratios; memory stays at one block of scores ([block, N] float64).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import torch
 from reproq.atomic import write_json
 from reproq.baselines.lucene import SIMILARITIES
 from reproq.baselines.term_statistics import TermStatistics
-from reproq.bench import cpu_capability, cpu_name, interleaved, write_rows_csv
+from reproq.bench import cpu_capability, cpu_name, interleaved, load_warning, paired_ratios, write_rows_csv
 from reproq.data.batching import pad_batch
 from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
 from reproq.profiles import get as get_profile
@@ -86,17 +87,19 @@ def main(out_path: Path, *, profile: str = "cpu") -> dict:
     setup = time.perf_counter() - started
     load_before = os.getloadavg()
     times = interleaved(scorers, repeats, torch.device("cpu"))
-    reference = n_queries / statistics.median(times["bm25s (yardstick)"])
+    load_after = os.getloadavg()
+    ratios = paired_ratios(times, "bm25s (yardstick)")
     rows = [{"scorer": name, "queries_per_s": n_queries / statistics.median(t),
-             "fastest_queries_per_s": n_queries / min(t), "relative_to_bm25s": n_queries / statistics.median(t)
-             / reference, "repeats": t} for name, t in times.items()]
+             "fastest_queries_per_s": n_queries / min(t), "relative_to_bm25s": ratios[name], "repeats": t}
+            for name, t in times.items()]
     result = {
         "what": f"full-collection retrieval, top {K} of every question, queries per second (median of repeats)",
         "collection": {"documents": n_docs, "mean_length": sizes["mean_length"], "vocabulary": len(stats.vocabulary),
                        "tokens": int(stats.n_tokens)},
         "queries": n_queries, "block": block, "conv_units": sizes["conv_units"], "setup_seconds": setup,
         "profile": profile, "torch": torch.__version__, "threads": torch.get_num_threads(), "cpu": cpu_name(),
-        "cpu_capability": cpu_capability(), "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        "cpu_capability": cpu_capability(), "load_average_before": load_before, "load_average_after": load_after,
+        "load_warning": load_warning(load_before, load_after),
         "code_version": code_version(), "rows": rows,
     }
     write_json(out_path, result)

@@ -23,7 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from reproq.atomic import write_json
-from reproq.bench import cpu_capability, cpu_name, interleaved, write_rows_csv
+from reproq.bench import cpu_capability, cpu_name, interleaved, load_warning, paired_ratios, write_rows_csv
 from reproq.models import build_encoder, count_parameters
 from reproq.models.embedding import WordEmbedding
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
@@ -95,18 +95,19 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     batch = TitleBatch(*ids(body_len), *ids(title_len))
     load_before = os.getloadavg()
     times = interleaved({name: partial(_step, model, batch) for name, model in models.items()}, repeats, device)
+    load_after = os.getloadavg()
     words = pairs * title_len
+    ratios = paired_ratios(times, next(iter(times)))  # the first model is the torch.nn.LSTM yardstick
     rows = [{"model": name, "parameters": count_parameters(models[name]), "seconds_per_step": statistics.median(t),
-             "title_words_per_s": words / statistics.median(t), "repeats": t} for name, t in times.items()]
-    reference = rows[0]["title_words_per_s"]
-    for row in rows:
-        row["relative_to_torch_lstm"] = row["title_words_per_s"] / reference
+             "title_words_per_s": words / statistics.median(t), "fastest_title_words_per_s": words / min(t),
+             "relative_to_torch_lstm": ratios[name], "repeats": t} for name, t in times.items()]
     result = {
         "what": "pre-training step (encoder-decoder forward+backward, full softmax), title words/s",
         "batch": {"pairs": pairs, "title_words": title_len, "context_words": body_len, "vocabulary": vocabulary},
         "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
         "cpu": cpu_name(), "cpu_capability": cpu_capability(), "load_average_before": load_before,
-        "load_average_after": os.getloadavg(), "code_version": code_version(), "rows": rows,
+        "load_average_after": load_after, "load_warning": load_warning(load_before, load_after),
+        "code_version": code_version(), "rows": rows,
     }
     write_json(out_path, result)
     write_rows_csv(Path(out_path).with_suffix(".csv"), rows, {

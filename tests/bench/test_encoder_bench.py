@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from reproq.bench import encoders
 
@@ -20,3 +21,13 @@ def test_smoke_benchmark_writes_json_and_csv(tmp_path):
     assert rcnn["parameters"] == 400_800 and saved["rcnn_over_torch_lstm"] == rcnn["relative_to_torch_lstm"]
     assert out.with_suffix(".csv").read_text().count("\n") == len(names) + 1
     assert result["rows"] == saved["rows"]
+
+
+def test_paired_ratios_survive_a_round_the_machine_slowed():
+    from reproq.bench import load_warning, paired_ratios
+
+    times = {"yardstick": [1.0, 4.0, 1.0], "ours": [0.5, 2.0, 0.5]}  # round 2: everything 4x slower
+    assert paired_ratios(times, "yardstick") == {"yardstick": 1.0, "ours": 2.0}
+    cores = os.cpu_count() or 1
+    assert load_warning((0.2, 0.1, 0.1), (cores - 0.5, 0.1, 0.1)) is None
+    assert "load average reached" in load_warning((cores + 1.0, 0.0, 0.0), (0.5, 0.0, 0.0))
