@@ -11,7 +11,10 @@ real TRAIN-ALL pairs (word vectors are random: time does not depend on their val
 
 A pointwise epoch is every pair once; an AP-BiLSTM epoch is every negative once, beside a positive of its
 question (:mod:`reproq.answer_selection.batches`), so the two differ in batch count, as in the paper's setups.
-The numbers go to a JSON file with the machine, threads, load and settings; nothing here asserts a speed.
+The numbers go to a JSON file with the machine, threads, load and settings; nothing here asserts a speed. Beside
+the measured LSTM / QRNN and LSTM / CTRN ratios, the FLOP bound: the ratio of matrix-product FLOPs per token
+(:func:`matmul_flops_per_token`), the speed-up the models would show if products were all their cost, and the
+measured ratio as a fraction of it.
 """
 
 from __future__ import annotations
@@ -105,8 +108,11 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
     vectors = torch.from_numpy(np.random.default_rng(0).normal(size=(len(vocab), 50)).astype(np.float32))
     target = runtime.resolve_device(device)
     load_before = os.getloadavg()
-    rows = _time_methods([_Trainer(m, pairs, vectors, ranker, batch_size, target) for m in METHODS], warmup, timed)
+    trainers = [_Trainer(m, pairs, vectors, ranker, batch_size, target) for m in METHODS]
+    rows = _time_methods(trainers, warmup, timed)
     by = {r["method"]: r["s_per_epoch"] for r in rows}
+    flops = {t.method: matmul_flops_per_token(t.model) for t in trainers}
+    bound = {f"LSTM / {m}": flops["LSTM"] / flops[m] for m in ("QRNN", "CTRN")}
     result = {
         "what": "seconds per training epoch on TrecQA TRAIN-ALL (Tay et al. 2018 Figure 3)",
         "profile": profile, "extrapolated": timed is not None,
@@ -120,6 +126,9 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
         "ratios": {"CTRN - QRNN (s/epoch)": by["CTRN"] - by["QRNN"], "LSTM / CTRN": by["LSTM"] / by["CTRN"],
                    "AP-BiLSTM / CTRN": by["AP-BiLSTM"] / by["CTRN"], "LSTM / QRNN": by["LSTM"] / by["QRNN"]},
         "paper_claims": PAPER_CLAIMS,
+        "flop_bound": {"matmul_flops_per_token": flops, "speedup_bound": bound,
+                       "measured_fraction_of_bound": {k: (by["LSTM"] / by[k.split(" / ")[1]]) / v
+                                                      for k, v in bound.items()}},
         "machine": {"device": runtime.device_name(target), "cpu": cpu_name(), "cpu_capability": cpu_capability(),
                     "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
@@ -127,6 +136,15 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
     }
     write_json(out_path, result)
     return result
+
+
+def matmul_flops_per_token(model: torch.nn.Module) -> int:
+    """Multiply-adds ×2 of the matrix products a token goes through in one forward pass of the word projection and
+    the encoder: every weight matrix of those is used once per token (LSTM: W and U at every step, each direction;
+    QRNN and CTRN: the width-k convolution's 3kdm weights; the CTRN's second recurrences are element-wise). The
+    composition layers run once per pair, not per token, and are left out; biases are not products."""
+    weights = [model.projection.weight] + [p for name, p in model.encoder.named_parameters() if "bias" not in name]
+    return 2 * sum(w.numel() for w in weights)
 
 
 def figure3_records(bench: dict) -> list[Record]:
