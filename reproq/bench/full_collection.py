@@ -4,8 +4,9 @@ every question of a collection the size of theirs (167,765 AskUbuntu questions) 
 The collection is synthetic (Zipf-distributed words, title + body lengths around AskUbuntu's), built from a fixed
 seed; queries are questions of it. Every scorer runs end to end as the notebook runs it: the six Lucene
 similarities (:mod:`reproq.baselines.lucene`, one sparse product a block of queries, then
-:func:`~reproq.question_retrieval.full_collection.top_k`), BOW-CNN's and CNN alone's scores (collection vectors
-encoded once, outside the timing, as an index would be; a block is one dense and one sparse product), and beside
+:func:`~reproq.question_retrieval.full_collection.top_k`), BOW-CNN's and CNN alone's scores (notebook 10's
+``score_blocks``: collection vectors encoded once, outside the timing, as an index would be; a block is one dense
+and one sparse product), and beside
 them, in the same run, ``bm25s`` (its own index and ``retrieve``, method "lucene"), the yardstick. Repeats are
 interleaved (:func:`reproq.bench.interleaved`) and the ratio to ``bm25s`` is the median of the round-by-round
 ratios; memory stays at one block of scores ([block, N] float64).
@@ -25,10 +26,10 @@ from reproq.atomic import write_json
 from reproq.baselines.lucene import SIMILARITIES
 from reproq.baselines.term_statistics import TermStatistics
 from reproq.bench import cpu_capability, cpu_name, interleaved, load_warning, paired_ratios, write_rows_csv
-from reproq.data.batching import pad_batch
-from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
+from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.profiles import get as get_profile
-from reproq.question_retrieval.full_collection import top_k
+from reproq.question_retrieval import bow_cnn
+from reproq.question_retrieval.full_collection import DuplicateSplit, top_k
 from reproq.results import code_version
 
 K = 10  # Accuracy@10 needs each query's 10 best
@@ -45,21 +46,15 @@ def collection(n_docs: int, mean_len: int, vocabulary: int, seed: int = 0) -> li
 
 
 def _neural(docs, stats: TermStatistics, units: int, bow: bool):
-    """BOW-CNN (or CNN alone) over the collection: vectors of every question computed once; a block's scores."""
+    """BOW-CNN (or CNN alone) over the collection, scored as notebook 10 scores it
+    (:func:`~reproq.question_retrieval.bow_cnn.score_blocks`): random 200-d word vectors, t from the IDF."""
+    ids = tuple(str(i) for i in range(len(docs)))
+    vectors = np.random.default_rng(0).normal(0, 0.1, (len(stats.vocabulary) + 1, 200)).astype(np.float32)  # 0: pad
+    sequences = {q: [stats.vocabulary[t] + 1 for t in d] for q, d in zip(ids, docs)}
+    collection = bow_cnn.Collection(DuplicateSplit(ids, (), (), (), {}), sequences, vectors, {})
     torch.manual_seed(0)
-    V = len(stats.vocabulary) + 1  # id 0: padding
-    model = BOWCNN(torch.randn(V, 200) * 0.1, torch.ones(V), BOWCNNConfig(conv_units=units, bow=bow)).eval()
-    ids = [[stats.vocabulary[t] + 1 for t in d] for d in docs]
-    with torch.no_grad():
-        conv = torch.cat([model.conv_vectors(*pad_batch(ids[i:i + 1024])) for i in range(0, len(ids), 1024)]).numpy()
-    tf = stats.tf
-    unit = tf.multiply(1.0 / np.sqrt(np.asarray(tf.multiply(tf).sum(axis=1)))).tocsr()  # t = ones: counts, unit rows
-
-    def block(rows):
-        scores = conv[rows] @ conv.T
-        return 0.5 * (unit[rows] @ unit.T).toarray() + 0.5 * scores if bow else scores
-
-    return block
+    model = bow_cnn.build_model(collection, bow_cnn.DosSantosConfig(model=BOWCNNConfig(conv_units=units, bow=bow)))
+    return bow_cnn.score_blocks(model, collection, device="cpu")
 
 
 def main(out_path: Path, *, profile: str = "cpu") -> dict:

@@ -105,7 +105,7 @@ def top_k(score_block: Callable[[np.ndarray], np.ndarray], query_rows: Sequence[
     for start in tqdm(starts, desc="full-collection scoring", unit="block", disable=not progress):
         chunk = rows[start:start + block]
         scores = np.array(score_block(chunk), dtype=np.float64)  # a copy: its own rows are overwritten
-        if scores.shape != (len(chunk), scores.shape[1]) or scores.shape[1] <= k:
+        if scores.shape[0] != len(chunk) or scores.shape[1] <= k:
             raise ValueError(f"score_block gave shape {scores.shape} for {len(chunk)} queries; the collection "
                              f"must hold more than k = {k} questions")
         scores[np.arange(len(chunk)), chunk] = -np.inf  # a query never retrieves itself
