@@ -100,7 +100,8 @@ def _run(args) -> int:
     try:
         parameters = dict(_parse_param(p) for p in args.param)
         for outcome in runner.run(profile=args.profile, only=args.only, parameters=parameters,
-                                  force=args.force, n_threads=args.threads):
+                                  force=args.force, n_threads=args.threads, executor=args.executor,
+                                  address=args.address, workers=args.workers):
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except runner.NotebookFailed as exc:
@@ -176,6 +177,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged")
     run.add_argument("--threads", type=int, default=None, metavar="N",
                      help="torch threads per notebook (default: OMP_NUM_THREADS, else 1, as the committed results)")
+    run.add_argument("--executor", choices=runner.EXECUTORS, default="local",
+                     help="where the grids' training runs execute: in the notebook, one after another (default), or "
+                          "on a Dask cluster (same records, same order)")
+    run.add_argument("--address", default=None, metavar="tcp://HOST:8786",
+                     help="a running Dask scheduler (default with --executor dask: a local cluster)")
+    run.add_argument("--workers", type=int, default=None, metavar="N",
+                     help="worker processes of the local Dask cluster (default: cores / threads)")
     run.set_defaults(func=_run)
 
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")

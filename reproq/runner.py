@@ -20,16 +20,18 @@ import hashlib
 import json
 import os
 import re
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from reproq import atomic, paths, profiles
+from reproq.peak_memory import PeakMemory
 from reproq.data import sources
+from reproq.train import executors
 
 PROFILES = tuple(profiles.PROFILES)
+EXECUTORS = executors.BACKENDS
 LIBRARY_SUFFIXES = {".py", ".tsv", ".csv"}
 
 
@@ -119,38 +121,6 @@ def outputs_intact(outputs: Sequence[str]) -> bool:
     return True
 
 
-class PeakMemory:
-    """The largest resident memory of this process's children together (a notebook's kernel), sampled every
-    ``every`` seconds while the ``with`` block runs: ``peak_mb``. Sampling can miss a peak shorter than that."""
-
-    def __init__(self, every: float = 0.5):
-        self.every, self.peak_mb = every, 0.0
-        self._done = threading.Event()
-
-    def _sample(self) -> None:
-        import psutil
-
-        me = psutil.Process()
-        while not self._done.is_set():
-            total = 0
-            for child in me.children(recursive=True):
-                try:
-                    total += child.memory_info().rss
-                except psutil.Error:  # a child that ended between the listing and the reading
-                    pass
-            self.peak_mb = max(self.peak_mb, total / 2**20)
-            self._done.wait(self.every)
-
-    def __enter__(self) -> PeakMemory:
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._done.set()
-        self._thread.join()
-
-
 # One thread unless asked for more (--threads, or OMP_NUM_THREADS): the committed results were made with one, a run
 # repeats them only at the same count, and on a 2-core machine that is busy elsewhere two threads fight for one free
 # core (measured: README, "Threads").
@@ -167,19 +137,37 @@ def threads(requested: int | None = None) -> int:
 
 
 @contextlib.contextmanager
-def thread_environment(n: int):
-    """``OMP_NUM_THREADS`` (torch's intra-op threads, read when a kernel starts) and ``MKL_NUM_THREADS`` set to ``n``
-    while the block runs, restored after."""
-    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    os.environ.update(OMP_NUM_THREADS=str(n), MKL_NUM_THREADS=str(n))
-    try:
-        yield n
-    finally:
-        for key, value in saved.items():
+def _environment(values: dict[str, str | None]):
+    """The environment variables ``values`` set (None: unset) while the block runs, restored after: what the notebook
+    kernels started inside it inherit."""
+    saved = {k: os.environ.get(k) for k in values}
+
+    def put(settings):
+        for key, value in settings.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+    put(values)
+    try:
+        yield
+    finally:
+        put(saved)
+
+
+def thread_environment(n: int):
+    """``OMP_NUM_THREADS`` (torch's intra-op threads, read when a kernel starts) and ``MKL_NUM_THREADS`` set to ``n``
+    while the block runs, restored after."""
+    return _environment({"OMP_NUM_THREADS": str(n), "MKL_NUM_THREADS": str(n)})
+
+
+def executor_environment(name: str = "local", *, address: str | None = None, workers: int | None = None):
+    """The executor the notebooks' grids run on (:mod:`reproq.train.executors`), for the kernels started inside the
+    block; checked here, before any notebook starts."""
+    executors.executor(name, address=address, workers=workers, check_only=True)
+    variables = {"executor": name, "address": address, "workers": None if workers is None else str(workers)}
+    return _environment({executors.ENVIRONMENT[k]: v for k, v in variables.items()})
 
 
 def record_cost(profile: str, notebook: str, cost: dict) -> Path:
@@ -225,6 +213,7 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
 
     record_cost(profile, notebook.stem, {
         "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "threads": threads(),
+        "executor": os.environ.get(executors.ENVIRONMENT["executor"]) or "local",
         "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
@@ -236,13 +225,15 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
 
 
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,
-        progress: bool = True, n_threads: int | None = None) -> Iterator[Outcome]:
-    """Run the notebooks in order with ``threads(n_threads)`` threads each, yielding each outcome as it finishes; a
-    failure raises NotebookFailed."""
+        progress: bool = True, n_threads: int | None = None, executor: str = "local", address: str | None = None,
+        workers: int | None = None) -> Iterator[Outcome]:
+    """Run the notebooks in order with ``threads(n_threads)`` threads each, their grids on ``executor`` (with
+    ``address`` and ``workers`` for Dask: :mod:`reproq.train.executors`), yielding each outcome as it finishes; a
+    failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
     check_parameters(chosen, parameters or {})
-    with thread_environment(threads(n_threads)):
+    with thread_environment(threads(n_threads)), executor_environment(executor, address=address, workers=workers):
         for nb in chosen:
             yield run_notebook(nb, profile=profile, parameters=parameters, force=force, progress=progress)

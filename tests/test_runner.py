@@ -126,3 +126,22 @@ def test_notebooks_get_one_thread_unless_asked(notebook_dir, monkeypatch):
     assert cost["threads"] == 3
     with pytest.raises(ValueError, match="threads must be"):
         runner.threads(-1)
+
+
+def test_the_kernels_learn_the_executor_from_the_runner(notebook_dir, monkeypatch):
+    for variable in ("REPROQ_EXECUTOR", "REPROQ_DASK_ADDRESS", "REPROQ_WORKERS"):
+        monkeypatch.delenv(variable, raising=False)
+    write_notebook(notebook_dir / "00_executor.ipynb",
+                   "from reproq.train.executors import from_environment\n"
+                   "executor = from_environment()\n"
+                   "open('executor.txt', 'a').write(f'{executor.name} {getattr(executor, \"workers\", None)}\\n')")
+    list(runner.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False, executor="dask", workers=3, force=True))
+    assert (notebook_dir / "executor.txt").read_text().splitlines() == ["local None", "dask 3"]
+    assert "REPROQ_EXECUTOR" not in os.environ  # restored after the batch
+    cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_executor"]
+    assert cost["executor"] == "dask"
+    with pytest.raises(ValueError, match="for the dask executor"):
+        list(runner.run(profile="smoke", progress=False, workers=2))
+    with pytest.raises(ValueError, match="unknown executor 'ray'"):
+        list(runner.run(profile="smoke", progress=False, executor="ray"))

@@ -34,6 +34,7 @@ from reproq.data.vocab import Vocabulary, lowercase
 from reproq.models import count_parameters
 from reproq.models.answer_ranker import PAIRWISE, RankerConfig, build_ranker
 from reproq.train import callbacks, checkpoint, loop, objectives, runs, runtime
+from reproq.train.executors import Executor
 from reproq.train.runs import GridResult, RunResult
 
 
@@ -168,6 +169,11 @@ def _fit(model: torch.nn.Module, train: PairSet, dev: PairSet, config: TrainConf
     return state
 
 
-def run_grid(data: Prepared, configs: Sequence[TrainConfig], seeds: Sequence[int], **run_options) -> GridResult:
-    """Every configuration with every seed; the best configuration by mean DEV MAP (TEST unused)."""
-    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MAP")
+def run_grid(data: Prepared, configs: Sequence[TrainConfig], seeds: Sequence[int], *,
+             executor: Executor | None = None, **run_options) -> GridResult:
+    """Every configuration with every seed; the best configuration by mean DEV MAP (TEST unused). The runs go
+    through ``executor`` (:func:`reproq.train.runs.run_grid`); with a ``checkpoint_root``, finished runs keep their
+    records there and are not run again."""
+    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MAP",
+                         executor=executor, store=runs.RunStore.under(run_options.get("checkpoint_root"),
+                                                                      functools.partial(checkpoint_key, data)))

@@ -30,6 +30,7 @@ from reproq.question_retrieval.evaluate import evaluate
 from reproq.question_retrieval.pretrain import PretrainConfig, pretrain_one
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, runs
+from reproq.train.executors import Executor
 from reproq.train.loop import fit_best
 from reproq.train.objectives import MaxMarginObjective
 from reproq.train.runtime import resolve_device, seed_everything
@@ -195,9 +196,14 @@ def _headline(scores: dict) -> dict:
     return {k: scores[k] for k in ("MAP", "MRR", "P@1", "P@5")}
 
 
-def run_grid(data: Prepared, configs: Sequence[TrainConfig], seeds: Sequence[int], **run_options) -> GridResult:
-    """Every configuration with every seed; the best configuration by mean dev MRR (at each run's best epoch)."""
-    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MRR")
+def run_grid(data: Prepared, configs: Sequence[TrainConfig], seeds: Sequence[int], *,
+             executor: Executor | None = None, **run_options) -> GridResult:
+    """Every configuration with every seed; the best configuration by mean dev MRR (at each run's best epoch).
+    The runs go through ``executor`` (:func:`reproq.train.runs.run_grid`); with a ``checkpoint_root``, finished runs
+    keep their records there and are not run again."""
+    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MRR",
+                         executor=executor, store=runs.RunStore.under(run_options.get("checkpoint_root"),
+                                                                      functools.partial(checkpoint_key, data)))
 
 
 def with_question(config: TrainConfig, **question_overrides) -> TrainConfig:

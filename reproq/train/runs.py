@@ -4,15 +4,27 @@ Both tasks select as their papers do: every configuration is trained with every 
 dev (by the fit loop's ``KeepBest``), and the configuration with the best dev metric averaged over its seeds
 wins (Lei et al. §6: "We used MRR to identify the best training epoch and the model configuration. For the
 same model configuration, we report average performance across 5 independent runs."). TEST is never looked at.
+
+:func:`run_grid` hands the runs to an executor (:mod:`reproq.train.executors`: here one after another, or on a Dask
+cluster) and keeps each finished run's record in a :class:`RunStore` when given one, so that a grid run again — after
+a crash, on another executor — skips what is done. Each record carries the peak memory of the process that ran it.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from reproq import atomic
+from reproq.peak_memory import PeakMemory
+from reproq.train import checkpoint
+from reproq.train.executors import Executor, from_environment
 
 
 @dataclass(frozen=True)
@@ -25,6 +37,7 @@ class RunResult:
     scores: dict[str, dict[str, float]]  # per evaluated set ("dev", "test", "test_clean", "untrained_test", ...)
     n_parameters: int
     seconds: float = field(compare=False)
+    peak_memory_mb: float | None = field(default=None, compare=False)  # of the process that ran it (sampled)
 
     @property
     def dev(self) -> dict[str, float]:
@@ -55,12 +68,64 @@ class GridResult:
         return frame[varying + list(frame.columns[-2:])]
 
 
+class RunStore:
+    """Each finished run's record as JSON in the run's checkpoint folder (``run.json`` in
+    :func:`reproq.train.checkpoint.folder` of ``key(config, seed)``): what :func:`run_grid` skips. ``key`` must cover everything the numbers depend on (data,
+    configuration, seed, code: :func:`reproq.train.checkpoint.key`). The configuration is not stored: a record is
+    read back for the configuration that asked for it."""
+
+    def __init__(self, root: str | Path, key: Callable[[Hashable, int], str]):
+        self.root, self.key = Path(root), key
+
+    @classmethod
+    def under(cls, root: str | Path | None, key: Callable[[Hashable, int], str]) -> RunStore | None:
+        """The store under a task's ``checkpoint_root``; None without one."""
+        return None if root is None else cls(root, key)
+
+    def path(self, config: Hashable, seed: int) -> Path:
+        return checkpoint.folder(self.root, self.key(config, seed)) / "run.json"
+
+    def load(self, config: Hashable, seed: int) -> RunResult | None:
+        record = atomic.read_json(self.path(config, seed), otherwise="the run is done again")
+        return None if record is None else RunResult(config, **record)
+
+    def save(self, run: RunResult) -> None:
+        record = {k: v for k, v in asdict(run).items() if k != "config"}
+        # numpy scalars as the numbers they are, so that the record read back equals the run
+        atomic.write_text(self.path(run.config, run.seed), json.dumps(record, indent=1, default=_number) + "\n")
+
+
+def _number(value) -> float | int:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"a run's record holds {type(value).__name__} {value!r}, which is not a number")
+
+
+def _measured(run_one: Callable[[Hashable, int], RunResult], config: Hashable, seed: int) -> RunResult:
+    with PeakMemory(children=False) as memory:
+        run = run_one(config, seed)
+    return replace(run, peak_memory_mb=round(memory.peak_mb, 1))
+
+
 def run_grid(run_one: Callable[[Hashable, int], RunResult], configs: Sequence[Hashable], seeds: Sequence[int], *,
-             metric: str) -> GridResult:
-    """``run_one(config, seed)`` for every configuration and seed; the best configuration by the mean over
-    seeds of ``run.dev[metric]`` (each run at its best dev epoch)."""
+             metric: str, executor: Executor | None = None, store: RunStore | None = None) -> GridResult:
+    """``run_one(config, seed)`` for every configuration and seed, through ``executor`` (default: the one
+    ``reproq run --executor`` chose, else one after another here); the runs ``store`` holds are not run again, and
+    every finished run goes into it. The best configuration by the mean over seeds of ``run.dev[metric]`` (each run
+    at its best dev epoch). The records come in the order of ``configs`` and ``seeds`` whatever the executor."""
     if not configs or not seeds:
         raise ValueError("run_grid needs at least one configuration and one seed")
-    runs = {c: [run_one(c, s) for s in seeds] for c in dict.fromkeys(configs)}
+    configs = list(dict.fromkeys(configs))
+    items = [(c, s) for c in configs for s in seeds]
+    found = {item: None if store is None else store.load(*item) for item in items}
+    missing = [item for item in items if found[item] is None]
+
+    def done(i: int, run: RunResult) -> None:
+        if store is not None:
+            store.save(run)
+
+    ran = (executor or from_environment()).map(functools.partial(_measured, run_one), missing, done=done)
+    found.update(zip(missing, ran))
+    runs = {c: [found[c, s] for s in seeds] for c in configs}
     best = max(runs, key=lambda c: float(np.mean([r.dev[metric] for r in runs[c]])))
     return GridResult(runs, best)

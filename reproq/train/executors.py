@@ -1,0 +1,150 @@
+"""Where a grid's training runs execute: here, one after another (the default), or on a Dask cluster.
+
+A paper's grid is configurations × seeds of independent training runs (Lei et al. Table 2 alone is some 180
+configurations × 5 seeds at the ``paper`` profile). :func:`reproq.train.runs.run_grid` hands them to an executor,
+which calls ``fn(*item)`` for every item and returns the results in the items' order, whatever order they finished
+in — so both backends give the same records in the same order.
+
+- :class:`Sequential`: in this process, in order. The default, and what every committed result used.
+- :class:`DaskExecutor`: on a Dask cluster (``dask.distributed``): a local cluster of worker processes started for
+  the purpose, or a running one at ``address`` (``tcp://host:8786``, from ``dask scheduler`` and ``dask worker`` on
+  the machines, or from dask-jobqueue on SLURM/PBS, dask-kubernetes, ...). The run function, with the prepared
+  data it carries, is sent to each worker once; each run is one task. When a worker dies mid-run (killed, out of
+  memory), the scheduler gives its runs to another worker (up to ``distributed.scheduler.allowed-failures``
+  times, 3 by default); a run that raises is tried again ``retries`` times. Each worker process runs one run at a
+  time with the same torch thread count as a local run, so its numbers are the local run's.
+
+Why Dask and not Ray: both would do. Dask's ``distributed`` is a pure-Python wheel of a few MB that starts a
+scheduler and workers in a second on a laptop and connects to the usual HPC schedulers through dask-jobqueue;
+Ray brings a ~200 MB wheel and its daemons (raylet, object store, dashboard) for features a grid of independent
+runs does not use (actors, a shared-memory object store), which on the 2-core machines of this project cost
+memory that the runs need.
+
+Runs on a remote cluster write their checkpoints where ``checkpoint_root`` points: a file system every worker
+sees (and the client, which keeps each finished run's record there: :class:`reproq.train.runs.RunStore`).
+
+``reproq run --executor dask [--address ...] [--workers N]`` sets this for the notebooks through the environment
+(:data:`ENVIRONMENT`, read by :func:`from_environment`); nothing in a notebook names the executor.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+# what ``reproq run --executor`` sets for the notebooks' kernels (this module imports torch only when it runs)
+ENVIRONMENT = {"executor": "REPROQ_EXECUTOR", "address": "REPROQ_DASK_ADDRESS", "workers": "REPROQ_WORKERS"}
+BACKENDS = ("local", "dask")
+
+
+class Executor(Protocol):
+    name: str
+
+    def map(self, fn: Callable, items: Sequence[tuple], *, done: Callable[[int, object], None] | None = None) -> list:
+        """``[fn(*item) for item in items]``, in the items' order; ``done(i, result)`` as each one finishes."""
+
+
+class Sequential:
+    """Every run in this process, one after another."""
+
+    name = "local"
+
+    def map(self, fn, items, *, done=None):
+        results = []
+        for i, item in enumerate(items):
+            results.append(fn(*item))
+            if done is not None:
+                done(i, results[-1])
+        return results
+
+
+def _with_threads(threads: int, fn: Callable, *item):
+    """``fn(*item)`` on a worker, with torch's intra-op thread count of the run this stands for."""
+    import torch
+
+    torch.set_num_threads(threads)
+    return fn(*item)
+
+
+class DaskExecutor:
+    """Runs on a Dask cluster: the one at ``address``, or a local one of ``workers`` processes (default: as many
+    as the cores allow at ``threads`` torch threads each) started on first use and kept for the process."""
+
+    name = "dask"
+
+    def __init__(self, address: str | None = None, *, workers: int | None = None, threads: int | None = None,
+                 retries: int = 2):
+        import torch
+
+        self.address, self.retries = address, retries
+        self.threads = threads or torch.get_num_threads()
+        self.workers = workers or max(1, (os.cpu_count() or 1) // self.threads)
+
+    @property
+    def client(self):
+        return _client(self.address, self.workers, self.threads)
+
+    def close(self) -> None:
+        """Stop the local cluster (or leave the remote one) this executor started; the next use starts afresh."""
+        client = self.client
+        cluster = client.cluster if self.address is None else None
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        _client.cache_clear()
+
+    def map(self, fn, items, *, done=None):
+        from distributed import as_completed
+
+        client = self.client
+        [shared] = client.scatter([fn], broadcast=True, hash=False)  # the run function and its data, once per worker
+        futures = [client.submit(_with_threads, self.threads, shared, *item, pure=False, retries=self.retries)
+                   for item in items]
+        index = {future.key: i for i, future in enumerate(futures)}
+        results = [None] * len(futures)
+        for future in as_completed(futures):
+            i = index[future.key]
+            results[i] = future.result()  # raises the run's own error once its retries are spent
+            if done is not None:
+                done(i, results[i])
+        return results
+
+
+@functools.lru_cache(maxsize=None)
+def _client(address: str | None, workers: int, threads: int):
+    """One client per cluster for the life of this process (a local cluster starts in a second or two)."""
+    from distributed import Client, LocalCluster
+
+    if address is not None:
+        return Client(address)
+    # one run at a time per worker process, each with the run's torch threads (workers start with these set)
+    env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                           env=env)
+    return Client(cluster)
+
+
+def executor(name: str = "local", *, address: str | None = None, workers: int | None = None,
+             check_only: bool = False) -> Executor | None:
+    """The executor called ``name`` (:data:`BACKENDS`); ``check_only``: only check the settings (the runner, before
+    any notebook starts)."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(BACKENDS)}")
+    if name == "local" and (address is not None or workers is not None):
+        raise ValueError("address and workers (--address, --workers) are for the dask executor; the local one runs "
+                         "in the notebook's own process")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if check_only:
+        return None
+    return Sequential() if name == "local" else DaskExecutor(address, workers=workers)
+
+
+def from_environment() -> Executor:
+    """The executor ``reproq run --executor ...`` chose for this notebook (:data:`ENVIRONMENT`), local without one."""
+    workers = os.environ.get(ENVIRONMENT["workers"])
+    return executor(os.environ.get(ENVIRONMENT["executor"]) or "local",
+                    address=os.environ.get(ENVIRONMENT["address"]) or None,
+                    workers=int(workers) if workers else None)

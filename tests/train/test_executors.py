@@ -1,0 +1,56 @@
+"""Executors return results in the items' order; a run's stored record reads back as the run it was."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from reproq.train import runs
+from reproq.train.executors import Sequential, executor
+from reproq.train.runs import RunResult, RunStore
+
+
+def fake_run(config: str, seed: int) -> RunResult:
+    history = [{"epoch": 0, "loss": math.nan, "dev_MRR": np.float32(0.25)}, {"epoch": 1, "loss": 0.5, "dev_MRR": 0.5}]
+    return RunResult(config, seed, history, 1, 1, {"dev": {"MRR": np.float64(0.5 + seed / 100)}}, np.int64(7), 1.0)
+
+
+def test_sequential_keeps_the_order_and_reports_each_run():
+    finished = []
+    assert Sequential().map(lambda a, b: a * b, [(1, 2), (3, 4)], done=lambda i, r: finished.append((i, r))) == [2, 12]
+    assert finished == [(0, 2), (1, 12)]
+
+
+def test_a_stored_run_reads_back_as_it_was(tmp_path):
+    store = RunStore(tmp_path, key=lambda config, seed: f"{config}-{seed:040d}")
+    run = fake_run("a", 3)
+    assert store.load("a", 3) is None
+    store.save(run)
+    back = store.load("a", 3)
+    assert back.config == "a" and back.scores == run.scores and back.n_parameters == 7 and back.seconds == 1.0
+    assert math.isnan(back.history[0]["loss"]) and back.history[0]["dev_MRR"] == run.history[0]["dev_MRR"]
+    assert back.history[1:] == run.history[1:]
+    with pytest.raises(TypeError, match="not a number"):
+        store.save(RunResult("b", 1, [{"loss": object()}], 1, 1, {}, 0, 0.0))
+
+
+def test_a_grid_records_each_runs_peak_memory_and_skips_stored_runs(tmp_path):
+    store, calls = RunStore(tmp_path, key=lambda config, seed: f"{config}{seed}".ljust(16, "0")), []
+
+    def counted(config, seed):
+        calls.append((config, seed))
+        return fake_run(config, seed)
+
+    grid = runs.run_grid(counted, ["a", "b"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    assert grid.best == "a" and calls == [("a", 1), ("a", 2), ("b", 1), ("b", 2)]
+    assert all(run.peak_memory_mb > 10 for run in grid.best_runs)
+    again = runs.run_grid(counted, ["b", "c"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    assert calls[4:] == [("c", 1), ("c", 2)] and list(again.runs) == ["b", "c"]
+
+
+def test_an_unknown_executor_is_named():
+    with pytest.raises(ValueError, match="unknown executor 'ray'; choose one of local, dask"):
+        executor("ray")
+    assert executor("local").name == "local"
