@@ -5,7 +5,7 @@ TORCH ?= torch==2.13.0
 PROFILE ?= cpu
 BIN = $(VENV)/bin
 
-.PHONY: setup test test-fast reproduce lab
+.PHONY: setup test test-fast reproduce report lab
 
 setup: $(VENV)/.installed
 
@@ -28,6 +28,10 @@ test-fast: setup
 reproduce: setup
 	-$(BIN)/reproq data fetch
 	$(BIN)/reproq run --profile $(PROFILE)
+
+# the reproduction report from the committed results: build/report/index.html
+report: setup
+	$(BIN)/reproq report
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/

@@ -6,12 +6,18 @@
     reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt or a
                                                 file of a dataset named here is missing
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force] [--threads N]
+               [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
                                                 execute the notebooks headless (papermill); parameters are
                                                 checked against the notebooks' parameters cells; one torch
-                                                thread unless --threads or OMP_NUM_THREADS says otherwise
+                                                thread unless --threads or OMP_NUM_THREADS says otherwise; the
+                                                grids' runs one after another, or on a Dask cluster
     reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
+    reproq report [--out DIR] [--write]         the reproduction report as a static site (default build/report/):
+                                                every table and figure with a computed verdict; --write also puts
+                                                the verdict counts into README.md and a screenshot (Chromium) into
+                                                figures/report/
 
 Errors about data, parameters or notebooks are printed as one message, never as a traceback (exit 2; a
 failed notebook 1; Ctrl-C 130).
@@ -153,6 +159,28 @@ def _scope(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from pathlib import Path
+
+    from reproq.results import report, scope, site  # pandas: only this command needs it
+
+    out = Path(args.out or paths.build_dir() / "report")
+    page = site.build_site(out)
+    records = report.load_records()
+    counts = report.verdict_counts(report.table_rows(records), report.figure_rows(records))
+    print(counts.to_string(index=False))
+    print(f"report: {page}")
+    if args.write:
+        if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(counts, report.claim_rows(records)), block="verdicts"):
+            print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
+        if site.chromium() is None:
+            print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
+            return 1
+        shot = site.screenshot(page, paths.ROOT / "figures" / "report" / "report.png", out / ".scratch")
+        print(f"screenshot: {shot}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reproq", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -194,6 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
     scope_command = commands.add_parser("scope", help="every table and figure of the papers, and what covers it")
     scope_command.add_argument("--write", action="store_true", help="replace the scope table in README.md")
     scope_command.set_defaults(func=_scope)
+
+    report_command = commands.add_parser("report", help="the reproduction report: every table and figure, a verdict each")
+    report_command.add_argument("--out", default=None, metavar="DIR", help="where the site goes (default build/report)")
+    report_command.add_argument("--write", action="store_true",
+                                help="also the verdict counts into README.md and a screenshot into figures/report/")
+    report_command.set_defaults(func=_report)
     return parser
 
 

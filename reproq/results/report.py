@@ -1,0 +1,221 @@
+"""The reproduction report: every table and figure of the five papers, in the papers' order, beside the papers'
+numbers, with one verdict per row computed from the committed records (never typed).
+
+The verdict rule (:func:`verdict`), for one number of a paper and our records of the same paper, table, dataset,
+split, method, setting and metric (one row per variant of ours):
+
+- **not built**: no record of ours;
+- **pipeline only**: every record is on the synthetic stand-in (the code runs; the number means nothing about
+  the paper; users with the real data get a reproduction);
+- **reproduced**: on real data, |ours − paper| ≤ the largest of two seeds' standard deviations (n ≥ 2 seeds),
+  half a unit of the last digit the paper prints (``5.8`` stands for 5.75–5.85, ``4.8K`` for 4,750–4,850), and a
+  stated tolerance: 0.01 for ratio metrics (one point on the papers' 0–100 scales), 1 % of the paper's value for
+  anything else (counts, sizes, seconds);
+- **not reproduced**: on real data, further than that (the notebook in ``where`` says why, with its ablation).
+
+A result figure has no number to compare: it is *not built*, *pipeline only*, or *drawn on real data* (compare by
+eye, the paper's value is marked on it). The summary counts the verdicts per paper, and tests the papers' claims
+(:data:`CLAIMS`) on real data, seed by seed (:func:`reproq.results.records.paired_difference`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reproq import paths
+from reproq.results.records import KEYS, Record, paired_difference, summarize
+from reproq.results.scope import FIGURES, PAPERS, scope_table
+from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
+
+VERDICTS = ("reproduced", "not reproduced", "pipeline only", "not built")
+FIGURE_VERDICTS = ("drawn on real data", "pipeline only", "not built")
+RATIO_TOLERANCE = 0.01  # one point on a 0-100 scale
+RELATIVE_TOLERANCE = 0.01  # of the paper's value, for counts, sizes and times
+SPREAD = 2.0  # standard deviations of the seeds
+
+PAPER_TITLES = {
+    "lei2016": "Lei et al. 2016 — semi-supervised question retrieval with gated convolutions (AskUbuntu)",
+    "tay2018": "Tay et al. 2018 — QRNN and CTRN for answer ranking (TrecQA, QatarLiving, YahooQA)",
+    "dossantos2015": "dos Santos et al. 2015 — BOW-CNN for duplicate questions (AskUbuntu)",
+    "smolyakov2017": "Smolyakov & Srikant 2017 — AskUbuntu → Android domain adaptation",
+    "rankine2016": "Rankine 2016 — CBOW and GRU variants on AskUbuntu",
+}
+
+# Claims each paper makes in its text, as (paper, claim, a, b, metric, where): "a beats b on metric where ...".
+CLAIMS = (
+    ("tay2018", "CTRN > QRNN on TrecQA, trained on TRAIN (Table 6)", "CTRN", "QRNN", "MAP",
+     dict(table="Table 6", dataset="trecqa", split="test", setting="train=TRAIN")),
+    ("tay2018", "CTRN > QRNN on TrecQA, trained on TRAIN-ALL (Table 6)", "CTRN", "QRNN", "MAP",
+     dict(table="Table 6", dataset="trecqa", split="test", setting="train=TRAIN-ALL")),
+    ("tay2018", "QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)", "QRNN", "LSTM", "MAP",
+     dict(table="Table 6", dataset="trecqa", split="test", setting="train=TRAIN")),
+    ("lei2016", "RCNN > LSTM on AskUbuntu (Table 2)", "RCNN", "LSTM", "MAP",
+     dict(table="Table 2", dataset="askubuntu", split="test")),
+    ("dossantos2015", "BOW-CNN > TF-IDF on AskUbuntu titles (Table 3)", "BOW-CNN", "TFIDF", "Accuracy@1",
+     dict(table="Table 3", dataset="askubuntu", split="test", setting="title")),
+    ("smolyakov2017", "adversarial > direct transfer to Android, LSTM (Table 7)", "LSTM-adversarial", "LSTM-direct",
+     "AUC(0.05)", dict(table="Table 7", dataset="android", split="test")),
+    ("rankine2016", "weighted CBOW > TF-IDF on AskUbuntu (Table 1)", "Weighted CBOW", "TF-IDF", "MRR",
+     dict(table="Table 1", dataset="askubuntu", split="test")),
+)
+
+
+def load_records(results_dir: Path | None = None) -> list[Record]:
+    """Every record under ``results_dir/<notebook>/*.jsonl``, its notebook folder kept in ``config["where"]``."""
+    root = Path(results_dir or paths.ROOT / "results")
+    records = []
+    for path in sorted(root.glob("*/*.jsonl")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                fields = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}, line {number}: not a JSON record ({exc.msg}); rerun the notebook "
+                                 f"{path.parent.name} to write it again") from None
+            fields["seeds"] = tuple(fields.get("seeds", ()))
+            fields["config"] = {"where": path.parent.name}
+            records.append(Record(**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__}))
+    return records
+
+
+def tolerance(metric: str, paper_value: float, printed: str = "") -> float:
+    """The stated tolerance of :func:`verdict` for ``metric``, or half a unit of the printed number's last digit
+    if that is larger.
+
+    >>> tolerance("MAP", 0.52, "52.0"), tolerance("train_pairs", 36000.0, "36K"), tolerance("avg", 1.2, "1.2")
+    (0.01, 500.0, 0.05)
+    """
+    stated = RATIO_TOLERANCE if RATIO_METRIC.match(metric) else RELATIVE_TOLERANCE * abs(paper_value)
+    match = re.fullmatch(r"-?\d+(?:\.(\d+))?([KM]?)", printed.strip())
+    if not match or RATIO_METRIC.match(metric):  # ratio metrics: the stated point is coarser than any print
+        return stated
+    unit = 10.0 ** -len(match[1] or "") * {"K": 1e3, "M": 1e6}.get(match[2], 1.0)
+    return max(stated, round(unit / 2, 12))
+
+
+def verdict(paper_value: float, mean: float, std: float, n: int, *, synthetic: bool, metric: str,
+            printed: str = "") -> str:
+    """The one verdict rule (module docstring).
+
+    >>> verdict(0.56, 0.565, float("nan"), 1, synthetic=False, metric="MAP")
+    'reproduced'
+    >>> verdict(0.56, 0.60, 0.03, 5, synthetic=False, metric="MAP")  # 0.04 within 2 sd = 0.06
+    'reproduced'
+    >>> verdict(0.56, 0.60, 0.01, 5, synthetic=False, metric="MAP")
+    'not reproduced'
+    >>> verdict(0.56, 0.56, 0.0, 5, synthetic=True, metric="MAP"), verdict(0.56, np.nan, np.nan, 0, synthetic=False, metric="MAP")
+    ('pipeline only', 'not built')
+    """
+    if n == 0 or mean != mean:
+        return "not built"
+    if synthetic:
+        return "pipeline only"
+    allowed = max(tolerance(metric, paper_value, printed), SPREAD * std if n > 1 and std == std else 0.0)
+    return "reproduced" if abs(mean - paper_value) <= allowed + 1e-12 else "not reproduced"
+
+
+def table_rows(records: list[Record]) -> pd.DataFrame:
+    """One row per number of the papers (× each variant of ours): the paper's value, ours (mean, std, n seeds),
+    the gap, the data (real / synthetic stand-in / none), the verdict and the notebook folder that made it."""
+    theirs = paper_numbers()
+    theirs = theirs[theirs.paper.isin(PAPERS)][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
+    ours = summarize(records)
+    where = pd.DataFrame([{**{k: getattr(r, k) for k in KEYS}, "variant": r.variant, "where": r.config["where"]}
+                          for r in records], columns=KEYS + ["variant", "where"]).drop_duplicates(KEYS + ["variant"])
+    ours = ours.merge(where, on=KEYS + ["variant"], how="left")
+    rows = theirs.merge(ours, on=KEYS, how="left")
+    rows["n"] = rows["n"].fillna(0).astype(int)
+    rows["synthetic"] = rows["synthetic"].astype("boolean").fillna(False).astype(bool)
+    rows["gap"] = (rows["mean"] - rows["paper value"]).where(~rows["synthetic"])
+    rows["data"] = np.where(rows["n"] == 0, "not run here", np.where(rows["synthetic"], "synthetic stand-in", "real"))
+    rows["verdict"] = [verdict(p, m, s, n, synthetic=syn, metric=metric, printed=printed)
+                       for p, m, s, n, syn, metric, printed in zip(rows["paper value"], rows["mean"], rows["std"],
+                                                                   rows["n"], rows["synthetic"], rows["metric"],
+                                                                   rows["printed"])]
+    rows["variant"] = rows["variant"].fillna("")
+    rows["where"] = rows["where"].fillna("")
+    order = {item: i for i, item in enumerate(zip(scope_table().paper, scope_table().item))}
+    rows["order"] = [order.get((p, t), len(order)) for p, t in zip(rows.paper, rows.table)]
+    return rows.sort_values("order", kind="stable").drop(columns="order").reset_index(drop=True)
+
+
+def figure_rows(records: list[Record], figures_dir: Path | None = None) -> pd.DataFrame:
+    """One row per result figure of the papers: its PNG(s) under ``figures/`` (found by the paper-named file name,
+    ``<paper>_figure<N>[__synthetic].png`` or ``<paper>_figures<A>_<B>…``), the data, and its verdict."""
+    pngs = sorted(Path(figures_dir or paths.ROOT / "figures").glob("*/*.png"))
+    rows = []
+    for paper, item, what in FIGURES:
+        number = int(item.split()[1])
+        files = [p for p in pngs if _shows(p.stem, paper, number)]
+        mine = [r for r in records if r.paper == paper and r.table == item]
+        real = any(not p.stem.endswith("__synthetic") for p in files) or any(not r.synthetic for r in mine)
+        built = bool(files or mine)
+        rows.append(dict(paper=paper, figure=item, shows=what, files=[str(p) for p in files],
+                         data="real" if built and real else "synthetic stand-in" if built else "not run here",
+                         verdict="drawn on real data" if built and real else "pipeline only" if built else "not built"))
+    return pd.DataFrame(rows)
+
+
+def _shows(stem: str, paper: str, number: int) -> bool:
+    match = re.fullmatch(rf"{paper}_figures?(\d+)(?:_(\d+))?(?:__synthetic)?", stem)
+    return bool(match) and int(match[1]) <= number <= int(match[2] or match[1])
+
+
+def claim_rows(records: list[Record]) -> pd.DataFrame:
+    """Each claim of :data:`CLAIMS` tested seed by seed on real data: Δ = a − b, its 95 % interval, the verdict
+    (*confirmed* where the interval is above 0, *contradicted* where below, *not shown* otherwise; *not testable
+    here* without real records of both)."""
+    rows = []
+    for paper, claim, a, b, metric, where in CLAIMS:
+        real = [r for r in records if r.paper == paper and not r.synthetic]
+        try:
+            d = paired_difference(real, a, b, metric=metric, **where)
+        except ValueError:
+            rows.append(dict(paper=paper, claim=claim, delta=np.nan, low=np.nan, high=np.nan, seeds=0,
+                             verdict="not testable here (no real-data records of both)"))
+            continue
+        low, high = d.interval
+        outcome = "confirmed" if low > 0 else "contradicted" if high < 0 else "not shown"
+        rows.append(dict(paper=paper, claim=claim, delta=d.mean, low=low, high=high, seeds=d.n,
+                         verdict=outcome + (" (one seed: no interval)" if d.n < 2 else "")))
+    return pd.DataFrame(rows)
+
+
+def verdict_counts(tables: pd.DataFrame, figures: pd.DataFrame) -> pd.DataFrame:
+    """Per paper: how many table rows have each verdict, and how many figures each figure verdict."""
+    counts = pd.crosstab(tables.paper, tables.verdict).reindex(index=list(PAPERS), columns=list(VERDICTS),
+                                                                  fill_value=0)
+    figure_counts = pd.crosstab(figures.paper, figures.verdict).reindex(index=list(PAPERS),
+                                                                        columns=list(FIGURE_VERDICTS), fill_value=0)
+    figure_counts.columns = [f"figures: {c}" for c in figure_counts.columns]
+    return counts.join(figure_counts).rename_axis(index="paper", columns=None).reset_index()
+
+
+def shown_value(paper: str, metric: str, value: float) -> str:
+    """A number as the paper prints it: ratio metrics as percentages for the papers that print them so."""
+    if value != value:
+        return ""
+    if RATIO_METRIC.match(metric):
+        return f"{value * 100:.1f}" if paper in PERCENT_PAPERS else f"{value:.3f}"
+    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame) -> str:
+    """The verdict counts and the claims as Markdown for the README (``reproq report --write``)."""
+    header = ("Generated by `reproq report` (`reproq/results/report.py`) from the committed records; the rule that "
+              "gives each verdict is in that module's docstring. Rows are the papers' numbers (× each variant of "
+              "ours); figures are counted apart.")
+    lines = [header, "", "| " + " | ".join(counts.columns) + " |", "|" + "---|" * len(counts.columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in counts.itertuples(index=False)]
+    lines += ["", "The papers' claims on real data (Δ = a − b seed by seed, 95 % interval):", ""]
+    for c in claims.itertuples(index=False):
+        numbers = f": Δ = {c.delta:+.3f}" + (f" [{c.low:+.3f}, {c.high:+.3f}]" if c.low == c.low else "") \
+            + f", {c.seeds} seed{'s' if c.seeds != 1 else ''}" if c.delta == c.delta else ""
+        lines.append(f"- {c.paper}: {c.claim} — **{c.verdict}**{numbers}")
+    return "\n".join(lines) + "\n"

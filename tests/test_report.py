@@ -1,0 +1,115 @@
+"""The reproduction report: verdicts computed by one rule from records, and the site as a reader's browser shows it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from reproq import paths
+from reproq.results import Record, report, site
+
+
+def write_records(folder: Path, records: list[Record]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "made.jsonl").write_text("".join(json.dumps(asdict(r)) + "\n" for r in records))
+
+
+def lei_bm25(value: float, *, synthetic: bool = False, seed: int = 1) -> Record:
+    return Record("lei2016", "Table 2", "askubuntu", "test", "BM25", "pooling=-", "MAP", value, seeds=(seed,),
+                  synthetic=synthetic)
+
+
+@pytest.mark.parametrize("values, synthetic, expected", [
+    ([0.560], False, "reproduced"),  # Lei et al. print 56.0
+    ([0.571], False, "not reproduced"),  # 1.1 points off, one seed
+    ([0.54, 0.60, 0.58], False, "reproduced"),  # the mean is 1.3 points off, within 2 sd of three seeds
+    ([0.560], True, "pipeline only"),
+])
+def test_each_verdict_follows_from_the_records(tmp_path, values, synthetic, expected):
+    write_records(tmp_path / "01_made", [lei_bm25(v, synthetic=synthetic, seed=s) for s, v in enumerate(values)])
+    rows = report.table_rows(report.load_records(tmp_path))
+    row = rows[(rows.paper == "lei2016") & (rows.method == "BM25") & (rows.split == "test") & (rows.metric == "MAP")]
+    assert list(row.verdict) == [expected] and list(row["where"]) == ["01_made"] and list(row.n) == [len(values)]
+    others = rows.drop(row.index)
+    assert set(others.verdict) == {"not built"}  # no record: not built, whatever the paper printed
+
+
+def test_a_torn_record_names_its_file_and_line(tmp_path):
+    write_records(tmp_path / "01_made", [lei_bm25(0.5)])
+    with open(tmp_path / "01_made" / "made.jsonl", "a") as f:
+        f.write('{"paper": "lei2016", "tab\n')
+    with pytest.raises(ValueError, match=r"made.jsonl, line 2: not a JSON record.*rerun the notebook 01_made"):
+        report.load_records(tmp_path)
+
+
+def test_claims_are_tested_seed_by_seed_on_real_data_only(tmp_path):
+    def tay(method, value, seed, synthetic=False):
+        return Record("tay2018", "Table 6", "trecqa", "test", method, "train=TRAIN", "MAP", value, seeds=(seed,),
+                      synthetic=synthetic)
+
+    write_records(tmp_path / "04", [tay("CTRN", 0.70 + s / 100, s) for s in range(4)]
+                  + [tay("QRNN", 0.65 + s / 100 + (s % 2) / 1000, s) for s in range(4)]
+                  + [tay("LSTM", 0.9, 0, synthetic=True)])
+    claims = report.claim_rows(report.load_records(tmp_path)).set_index("claim")
+    first = claims.loc["CTRN > QRNN on TrecQA, trained on TRAIN (Table 6)"]
+    assert first.verdict == "confirmed" and first.seeds == 4 and first.delta == pytest.approx(0.0495)
+    assert claims.loc["QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)"].verdict.startswith("not testable")
+
+
+def test_figures_are_found_by_their_paper_names(tmp_path):
+    for name in ("tay2018_figure3.png", "smolyakov2017_figures12_14__synthetic.png"):
+        (tmp_path / "05").mkdir(exist_ok=True)
+        (tmp_path / "05" / name).write_bytes(b"png")
+    figures = report.figure_rows([], tmp_path).set_index(["paper", "figure"])
+    assert figures.loc[("tay2018", "Figure 3")].verdict == "drawn on real data"
+    assert [figures.loc[("smolyakov2017", f"Figure {n}")].verdict for n in (11, 12, 13, 14, 15)] == \
+        ["not built", "pipeline only", "pipeline only", "pipeline only", "not built"]
+
+
+def _chromium_or_skip() -> None:
+    if site.chromium() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Chromium is required under CI (.ci/run installs Debian's chromium)")
+        pytest.skip("no chromium here (apt-get install chromium)")
+
+
+def test_the_committed_report_opens_in_chromium_whole(tmp_path):
+    _chromium_or_skip()
+    page = site.build_site(tmp_path / "site")
+    records = report.load_records()
+    rows, figures = report.table_rows(records), report.figure_rows(records)
+    shown = site.browse(page, tmp_path)
+    assert shown["tables"] == rows.groupby(["paper", "table"]).ngroups  # every table (and figure) with numbers
+    pngs = [p for p in (paths.ROOT / "figures").glob("*/*.png") if p.parent.name != "report"]
+    assert sum(len(f) for f in figures.files) > 10  # the papers' figures are found by their names
+    sources = re.findall(r'<img src="figures/([^"]+)"', page.read_text())
+    assert {f"{p.parent.name}/{p.name}" for p in pngs} == set(sources)  # every figure the notebooks drew
+    assert shown["figures"] == shown["images"] == len(sources)
+    assert shown["broken"] == 0
+    shot = site.screenshot(page, tmp_path / "shot.png", tmp_path)
+    pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
+    assert pixels.shape == (2400, 1280) and pixels.std() > 20  # text and tables, not a blank page
+    assert (pixels < 128).mean() > 0.01
+
+
+def test_a_broken_image_is_seen_by_the_browser(tmp_path):
+    _chromium_or_skip()
+    page = site.build_site(tmp_path / "site")
+    source = re.search(r'<img src="([^"]+)"', page.read_text())[1]
+    (tmp_path / "site" / source).write_bytes(b"not a png")
+    assert site.browse(page, tmp_path)["broken"] == page.read_text().count(f'<img src="{source}"') >= 1
+
+
+def test_the_readme_shows_the_current_verdict_counts():
+    records = report.load_records()
+    counts = report.verdict_counts(report.table_rows(records), report.figure_rows(records))
+    expected = report.counts_markdown(counts, report.claim_rows(records))
+    readme = (paths.ROOT / "README.md").read_text()
+    assert expected in readme, "README.md's verdict counts are stale: run `reproq report --write`"
