@@ -29,7 +29,7 @@ reproduce: setup
 	-$(BIN)/reproq data fetch
 	$(BIN)/reproq run --profile $(PROFILE)
 
-# the reproduction report from the committed results: build/report/index.html
+# the reproduction report from the committed results: build/report/cpu/index.html
 report: setup
 	$(BIN)/reproq report
 

@@ -14,7 +14,7 @@
     reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
-    reproq report [--out DIR] [--write]         the reproduction report as a static site (default build/report/):
+    reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
                                                 the verdict counts into README.md and a screenshot (Chromium) into
                                                 figures/report/
@@ -164,7 +164,7 @@ def _report(args) -> int:
 
     from reproq.results import report, scope, site  # pandas: only this command needs it
 
-    out = Path(args.out or paths.build_dir() / "report")
+    out = Path(args.out or paths.build_dir() / "report" / "cpu")
     page = site.build_site(out)
     records = report.load_records()
     counts = report.verdict_counts(report.table_rows(records), report.figure_rows(records))
@@ -224,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     scope_command.set_defaults(func=_scope)
 
     report_command = commands.add_parser("report", help="the reproduction report: every table and figure, a verdict each")
-    report_command.add_argument("--out", default=None, metavar="DIR", help="where the site goes (default build/report)")
+    report_command.add_argument("--out", default=None, metavar="DIR", help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
                                 help="also the verdict counts into README.md and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
