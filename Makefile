@@ -5,7 +5,7 @@ TORCH ?= torch==2.13.0
 PROFILE ?= cpu
 BIN = $(VENV)/bin
 
-.PHONY: setup test test-fast reproduce report lab
+.PHONY: setup test test-fast reproduce report labs lab
 
 setup: $(VENV)/.installed
 
@@ -32,6 +32,10 @@ reproduce: setup
 # the reproduction report from the committed results: build/report/cpu/index.html
 report: setup
 	$(BIN)/reproq report
+
+# the course labs (nbgrader): student release and instructor's source in build/labs/
+labs: setup
+	$(BIN)/reproq labs
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/

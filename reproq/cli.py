@@ -18,6 +18,10 @@
                                                 every table and figure with a computed verdict; --write also puts
                                                 the verdict counts into README.md and a screenshot (Chromium) into
                                                 figures/report/
+    reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
+                                                instructor's source under build/labs/ (nbgrader)
+    reproq labs --autograde LAB NOTEBOOK [--student ID]
+                                                autograde a submitted notebook; prints its points and failed checks
 
 Errors about data, parameters or notebooks are printed as one message, never as a traceback (exit 2; a
 failed notebook 1; Ctrl-C 130).
@@ -181,6 +185,24 @@ def _report(args) -> int:
     return 0
 
 
+def _labs(args) -> int:
+    from pathlib import Path
+
+    from reproq.labs import course  # nbgrader: only this command needs it
+
+    out = Path(args.out or paths.build_dir() / "labs")
+    if args.autograde:
+        lab, submission = args.autograde
+        grade = course.autograde(out, lab, Path(submission), student=args.student)
+        print(f"{lab}: {grade.score:g} of {grade.max_score:g} points")
+        for check, message in grade.failures.items():
+            print(f"  {check}: {message}")
+        return 0
+    for lab, notebook in course.release(out, args.only or None).items():
+        print(f"{lab}: student release {notebook}, instructor's source {out / 'source' / lab}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="reproq", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -228,6 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_argument("--write", action="store_true",
                                 help="also the verdict counts into README.md and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
+
+    labs_command = commands.add_parser("labs", help="the course labs: nbgrader's student release, or autograding")
+    labs_command.add_argument("--out", default=None, metavar="DIR", help="the course directory (default build/labs)")
+    labs_command.add_argument("--only", nargs="+", default=[], metavar="LAB", help="e.g. lab1_metrics")
+    labs_command.add_argument("--autograde", nargs=2, metavar=("LAB", "NOTEBOOK"),
+                              help="grade a student's notebook of LAB in a course released before")
+    labs_command.add_argument("--student", default="student", help="the student's id for --autograde")
+    labs_command.set_defaults(func=_labs)
     return parser
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = ROOT / "notebooks"
+LABS_DIR = ROOT / "labs" / "source"  # the course labs, nbgrader sources (reproq.labs.course)
 PAPER_NUMBERS_CSV = Path(__file__).resolve().parent / "paper_numbers.csv"
 
 

@@ -151,12 +151,17 @@ def run_one(data: Prepared, config: TrainConfig, seed: int, *, device: str = "au
 
 
 def trained_model(data: Prepared, config: TrainConfig, seed: int, *, device: str = "auto",
-                  checkpoint_root: Path | None = None, progress: bool = True) -> tuple[QuestionRanker, RunResult]:
+                  checkpoint_root: Path | None = None, progress: bool = True,
+                  objective=None) -> tuple[QuestionRanker, RunResult]:
     """:func:`run_one`, and the model it leaves: the weights of its best dev epoch, in eval mode (a finished run
     under ``checkpoint_root`` is reused, as the notebooks' runs are). With ``config.pretrain`` the encoder is first
     pre-trained with the same seed (:func:`~reproq.question_retrieval.pretrain.pretrain_one`, reused from its own
     checkpoint) and fine-tuning starts from it; the generators are then seeded again, so that fine-tuning draws
-    what training from scratch with the same seed draws."""
+    what training from scratch with the same seed draws. ``objective(model, batch) -> loss`` replaces the max-margin
+    objective of ``config`` (a course lab trains with the student's loss); it is no part of the checkpoint key, so
+    it cannot be combined with a ``checkpoint_root``."""
+    if objective is not None and checkpoint_root is not None:
+        raise ValueError("a run with its own objective is not checkpointed: its key would not tell it apart")
     started = time.time()
     device = resolve_device(device)
     start = None if config.pretrain is None else pretrain_one(data, config, seed, device=device,
@@ -182,7 +187,8 @@ def trained_model(data: Prepared, config: TrainConfig, seed: int, *, device: str
         for batch in source_batches(data, corpus, config, seed=seed, epoch=epoch):
             yield batch.to(device)
 
-    state = fit_best(model, MaxMarginObjective(margin=config.margin, l2=config.l2), optimizer, batches, epochs=config.epochs,
+    objective = objective or MaxMarginObjective(margin=config.margin, l2=config.l2)
+    state = fit_best(model, objective, optimizer, batches, epochs=config.epochs,
                      callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
     untrained_dev = {k[4:]: v for k, v in state.history[0].items() if k.startswith("dev_")}
     scores = {"dev": evaluate(encoder, corpus, data.dev, device=device),

@@ -145,3 +145,8 @@ def test_table3_records():
     assert values[("RCNN", "params")] == 400_800 and values[("LSTM", "params")] == 423_360
     assert values[("GRU", "params")] == 404_040 and values[("CNN", "params")] == 400_867
     assert values[("CNN", "filter_width")] == 3 and ("LSTM", "filter_width") not in values
+
+
+def test_a_run_with_its_own_objective_is_not_checkpointed(data, tmp_path):
+    with pytest.raises(ValueError, match="not checkpointed"):
+        ex.trained_model(data, config(), 1, checkpoint_root=tmp_path, objective=lambda model, batch: 0.0)

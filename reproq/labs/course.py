@@ -1,0 +1,89 @@
+"""The labs as a course: nbgrader's student release from the instructor's sources, and autograding, headless.
+
+nbgrader (the Jupyter project's tool for course assignments) works in a course directory: ``source/<lab>/`` holds
+the instructor's notebook with its solutions between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` and its hidden
+tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``; ``generate_assignment`` writes
+``release/<lab>/`` without either and without outputs; ``autograde`` runs a submission from
+``submitted/<student>/<lab>/`` with the hidden tests put back and records its points in ``gradebook.db``.
+:func:`release` builds such a directory from ``labs/source/`` (:data:`reproq.paths.LABS_DIR`); :func:`autograde`
+grades one submitted notebook there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from reproq import paths
+
+
+def labs() -> list[str]:
+    """The labs, in teaching order (their folder names under ``labs/source/``)."""
+    return sorted(p.name for p in paths.LABS_DIR.iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def _api(course: Path):
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    # nbgrader runs its gradebook migrations with the `alembic` command, by name: find it beside this Python even
+    # when its virtual environment is not activated (`.venv/bin/reproq labs`)
+    scripts = str(Path(sys.executable).parent)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+
+    config = Config()
+    config.CourseDirectory.root = str(course)
+    config.CourseDirectory.db_url = f"sqlite:///{course / 'gradebook.db'}"
+    config.ExecutePreprocessor.timeout = 600  # a lab trains a small model
+    return NbGraderAPI(config=config)
+
+
+def _checked(result: dict, what: str) -> None:
+    if not result.get("success"):
+        raise RuntimeError(f"nbgrader {what} failed: {result.get('error') or ''}\n{result.get('log', '')[-3000:]}")
+
+
+def release(course: Path, only: list[str] | None = None) -> dict[str, Path]:
+    """Copy the instructor's sources to ``course/source`` and write the student release to ``course/release``;
+    returns each lab's released notebook."""
+    course = Path(course)
+    api, released = _api(course), {}
+    for lab in only or labs():
+        shutil.copytree(paths.LABS_DIR / lab, course / "source" / lab, dirs_exist_ok=True)
+        _checked(api.generate_assignment(lab, force=True), f"generate_assignment {lab}")
+        released[lab] = course / "release" / lab / f"{lab}.ipynb"
+    return released
+
+
+@dataclass(frozen=True)
+class Grade:
+    score: float
+    max_score: float
+    failures: dict[str, str]  # grade_id of each failed check -> the message it printed (the last line)
+
+
+def autograde(course: Path, lab: str, submission: Path, *, student: str = "student") -> Grade:
+    """Grade ``submission`` (a notebook of ``lab``) as ``student``'s, in a course built by :func:`release`."""
+    from nbgrader.api import Gradebook
+
+    course = Path(course)
+    target = course / "submitted" / student / lab / f"{lab}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(submission, target)
+    _checked(_api(course).autograde(lab, student, force=True), f"autograde {lab} for {student}")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        graded = gradebook.find_submission(lab, student)
+        score, max_score = graded.score, graded.max_score
+    graded_notebook = json.loads((course / "autograded" / student / lab / f"{lab}.ipynb").read_text())
+    failures = {}
+    for cell in graded_notebook["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        if grade_id and errors:
+            failures[grade_id] = f"{errors[0]['ename']}: {errors[0]['evalue']}"
+    return Grade(score, max_score, failures)

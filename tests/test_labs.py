@@ -1,0 +1,88 @@
+"""The course labs: the student release holds no solution and no output; the instructor's source earns full marks
+when autograded headless; a deliberately wrong implementation fails a check whose message names the mistake."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from reproq import paths
+from reproq.labs import course
+
+pytestmark = pytest.mark.slow
+LABS = course.labs()
+
+# lab -> (its solution cell, which solution block in it, a wrong body, the check that must fail, words of its message)
+WRONG = {
+    "lab1_metrics": ("rank", 0, "order = np.lexsort((-np.asarray(labels), -np.asarray(scores, dtype=float)))\n"
+                                "return np.asarray(labels)[order]", "check_rank", "positives come first"),
+    "lab2_max_margin": ("loss", 0, 'hardest = negatives.masked_fill(~mask, float("-inf")).max(dim=1).values\n'
+                                   "return torch.clamp(positive - hardest + margin, min=0.0).mean()",
+                        "check_loss", "sign is flipped"),
+    "lab3_rcnn": ("step", 0, 'lam = torch.sigmoid(x_t @ p["W_gate"].T + h @ p["U_gate"] + p["b_gate"])\n'
+                             'new_c1 = (1 - lam) * c1 + lam * (x_t @ p["W1"].T)\n'
+                             'new_c2 = (1 - lam) * c2 + lam * (c1 + x_t @ p["W2"].T)\n'
+                             'return new_c1, new_c2, torch.tanh(new_c2 + p["bias"])', "check_step",
+                  "are swapped"),
+    "lab4_ctrn": ("ltc", 1, "h = o * forget_mult(f, z)\nreturn h * h", "check_ltc", "not crossed"),
+    "lab5_cbow": ("cbow", 0, "return vectors.mean(dim=1)", "check_cbow", "padding positions are counted"),
+}
+SOLUTION = re.compile(r"( *)### BEGIN SOLUTION\n(.*?)\1### END SOLUTION", re.S)
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory, real_data):
+    real_data("askubuntu", "test.txt")  # lab 1 evaluates the BM25 scores shipped with it
+    root = tmp_path_factory.mktemp("course")
+    return root, course.release(root)
+
+
+def test_every_lab_is_there():
+    assert LABS == sorted(WRONG) and len(LABS) == 5
+
+
+def test_the_release_holds_no_solution_no_hidden_test_and_no_output(released):
+    root, notebooks = released
+    for lab, notebook in notebooks.items():
+        source = "\n".join("".join(c["source"]) for c in json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())["cells"])
+        cells = json.loads(notebook.read_text())["cells"]
+        released_text = "\n".join("".join(c["source"]) for c in cells)
+        solutions = [line for block in SOLUTION.findall(source) for line in block[1].splitlines()]
+        hidden = [line for block in HIDDEN.findall(source) for line in block.splitlines()]
+        assert solutions and hidden, f"{lab}: the source marks its solutions and hidden tests"
+        leaked = [line.strip() for line in solutions + hidden if len(line.strip()) > 12 and line.strip() in released_text]
+        assert not leaked, f"{lab}: the student release contains solution or hidden-test lines {leaked}"
+        assert not re.search("BEGIN SOLUTION|END SOLUTION|HIDDEN TESTS", released_text)
+        assert all(c.get("outputs") == [] and c.get("execution_count") is None for c in cells if c["cell_type"] == "code")
+        assert "raise NotImplementedError()" in released_text
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_the_source_earns_full_marks(released, lab):
+    grade = course.autograde(released[0], lab, paths.LABS_DIR / lab / f"{lab}.ipynb", student="instructor")
+    assert grade.failures == {} and grade.score == grade.max_score >= 3
+
+
+def _wrong(lab: str) -> str:
+    cell_id, block, body, _, _ = WRONG[lab]
+    notebook = json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())
+    cell = next(c for c in notebook["cells"] if c["metadata"]["nbgrader"]["grade_id"] == cell_id)
+    source, blocks = "".join(cell["source"]), list(SOLUTION.finditer("".join(cell["source"])))
+    target = blocks[block]
+    indent = target[1]
+    wrong = "".join(f"{indent}{line}\n" for line in body.splitlines())
+    cell["source"] = source[:target.start()] + wrong + source[target.end():]
+    return json.dumps(notebook)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_a_wrong_implementation_fails_with_a_message_that_names_it(released, lab, tmp_path):
+    submission = tmp_path / f"{lab}.ipynb"
+    submission.write_text(_wrong(lab))
+    grade = course.autograde(released[0], lab, submission, student="wrong")
+    check, words = WRONG[lab][3:]
+    assert grade.score < grade.max_score
+    assert check in grade.failures and words in grade.failures[check], grade.failures
