@@ -46,6 +46,23 @@ PAPER_TITLES = {
     "rankine2016": "Rankine 2016 — CBOW and GRU variants on AskUbuntu",
 }
 
+# Why a number has no real-data record here, by dataset (facts about the data; README "Data")
+WHY = {
+    ("synthetic stand-in", "askubuntu"): "the AskUbuntu corpus is not reachable here: the synthetic stand-in (the same "
+                                         "notebook runs on the real data for a user who has it)",
+    ("synthetic stand-in", "android"): "the Android corpus is not reachable here (its pair files are): the stand-in",
+    ("not run here", "english"): "dos Santos et al.'s English StackExchange set is not available here",
+    ("not run here", "yahooqa"): "YahooQA's env.pkl.zip has no pinned hash, so it is never downloaded",
+}
+
+
+def why(data: str, dataset: str) -> str:
+    """Why a row is on the stand-in or not run (:data:`WHY`); blank for real data."""
+    if data == "real":
+        return ""
+    return WHY.get((data, dataset), "no notebook records this number yet" if data == "not run here" else "")
+
+
 # Claims each paper makes in its text, as (paper, claim, a, b, metric, where): "a beats b on metric where ...".
 CLAIMS = (
     ("tay2018", "CTRN > QRNN on TrecQA, trained on TRAIN (Table 6)", "CTRN", "QRNN", "MAP",
@@ -122,7 +139,8 @@ def verdict(paper_value: float, mean: float, std: float, n: int, *, synthetic: b
 
 def table_rows(records: list[Record]) -> pd.DataFrame:
     """One row per number of the papers (× each variant of ours): the paper's value, ours (mean, std, n seeds),
-    the gap, the data (real / synthetic stand-in / none), the verdict and the notebook folder that made it."""
+    the gap, the data (real / synthetic stand-in / not run here) and why, the verdict and the notebook folder that
+    made it."""
     theirs = paper_numbers()
     theirs = theirs[theirs.paper.isin(PAPERS)][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
     ours = summarize(records)
@@ -134,6 +152,7 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
     rows["synthetic"] = rows["synthetic"].astype("boolean").fillna(False).astype(bool)
     rows["gap"] = (rows["mean"] - rows["paper value"]).where(~rows["synthetic"])
     rows["data"] = np.where(rows["n"] == 0, "not run here", np.where(rows["synthetic"], "synthetic stand-in", "real"))
+    rows["why"] = [why(d, dataset) for d, dataset in zip(rows["data"], rows["dataset"])]
     rows["verdict"] = [verdict(p, m, s, n, synthetic=syn, metric=metric, printed=printed)
                        for p, m, s, n, syn, metric, printed in zip(rows["paper value"], rows["mean"], rows["std"],
                                                                    rows["n"], rows["synthetic"], rows["metric"],

@@ -62,9 +62,10 @@ def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
         "ours": [report.shown_value(p, m, v) + (f" ± {report.shown_value(p, m, s)}" if n > 1 and s == s else "")
                  for p, m, v, s, n in zip(rows.paper, rows.metric, rows["mean"], rows["std"], rows.n)],
         "gap": [report.shown_value(p, m, g) for p, m, g in zip(rows.paper, rows.metric, rows.gap)],
-        "seeds": rows.n, "data": rows.data, "verdict": rows.verdict,
+        "seeds": rows.n, "data": rows.data, "why": rows.why, "verdict": rows.verdict,
         "notebook": [notebook_links.get(w, w) for w in rows["where"]]})
-    shown = shown[[c for c in shown if c in ("paper", "ours", "verdict") or shown[c].astype(str).nunique() > 1]]
+    always = ("paper", "ours", "data", "verdict") + (("why",) if shown["why"].astype(bool).any() else ())
+    shown = shown[[c for c in shown if c in always or shown[c].astype(str).nunique() > 1]]
     table = shown.to_html(index=False, escape=True, classes="item", border=0)
     for verdict in report.VERDICTS:  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
