@@ -18,18 +18,27 @@ U^λ ∈ R^{d×1}, b^λ ∈ R: (E + d) + 1 gate parameters), computed by the sam
 Two implementations: :func:`rcnn_reference`, the equations step by step with autograd (the slow twin, any
 mask), and :class:`RCNN`'s fast path, :class:`RCNNFunction`: the input projections of all t in one matmul,
 then the recurrence with a hand-written backward (one matrix product and a few element-wise ops per step, no
-autograd graph per step, the batch walked in blocks of rows that stay in cache). Three choices keep it lean:
+autograd graph per step, the batch walked in blocks of rows that stay in cache). Four choices keep it lean:
 
 - the output bias is folded into the last state: s_t = c^{(n)}_t + b follows the same recurrence with
   W_n x_t + b in place of W_n x_t and s_0 = b, so h_t = tanh(s_t) needs no addition per step;
 - the projections are written over, step by step, with what the backward needs (λ_t and c_{t-1} - u_t):
   the forward allocates two large tensors (projections and states) where it would allocate five, and fresh
   large buffers cost first-touch page faults;
-- the products with a weight matrix (the projections, and h_{t-1} U^λ forward and back) go to oneDNN on a CPU
-  (:func:`_linear`), as ``nn.LSTM``'s do.
+- the products with a weight matrix (the projections, h_{t-1} U^λ forward and back, and dx = dP W) go to oneDNN
+  on a CPU (:func:`_linear`), as ``nn.LSTM``'s do;
+- on a CPU the steps run in C++ (``rcnn_kernel.cpp``, built at first use by :mod:`reproq.models.rcnn_kernel`,
+  some 25 s once per machine): per step the product through ATen and one fused element-wise pass per row where
+  the Python loops (:func:`_steps`, :func:`_steps_backward`: the fallback where no compiler is at hand, and
+  ``REPROQ_RCNN_KERNEL=python``) make about eight torch ops, each a pass over [rows, n, d]; each thread takes
+  one contiguous chunk of the rows, so threads never wait on one another within the steps.
 
-Tests check that the two agree in values and gradients; ``reproq.bench.encoders`` measures the speed
-against ``torch.nn.LSTM``, and ``results/bench/README.md`` says what each of these choices measured.
+Tests check that the fast path agrees with the slow twin in values and gradients, and the C++ steps with the
+Python ones (float64 to rtol 1e-10; float32 to rtol 1e-4, atol 1e-5, as the kernel's σ and tanh are its own
+polynomials and its fused passes round differently; for a given thread count its numbers are the same from run
+to run). ``reproq.bench.encoders`` measures the speed against ``torch.nn.LSTM``, and ``results/bench/README.md``
+says what each of these choices measured. This file is longer than ~200 lines because it keeps the Python steps
+beside the kernel they are the twin of.
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ from torch.autograd.function import once_differentiable
 from torch.nn import functional as F
 
 from reproq.data.batching import check_right_padded
-from reproq.models import register
+from reproq.models import rcnn_kernel, register
 from reproq.models.pooling import last_state
 
 
@@ -82,17 +91,36 @@ def _recurrence(x, W, b, U, S0, h0=None, pad=None) -> tuple[torch.Tensor, torch.
     B, T, E = x.shape
     d = U.shape[0]
     n = W.shape[0] // d - 1
-    # P[:, t, 0] = W^λ x_t + b^λ, P[:, t, i] = W_i x_t (+ b for i = n); the loop below replaces them
+    # P[:, t, 0] = W^λ x_t + b^λ, P[:, t, i] = W_i x_t (+ b for i = n); the steps replace them
     # with λ_t and D_t = c_{t-1} - u_t, all the backward needs besides h
     P = _linear(x.reshape(-1, E), W, b).view(B, T, n + 1, d)
-    H = x.new_empty(B, T, d)
-    S = x.new_empty(B, n, d)
     U_T = U.T.contiguous()
-    for rows in _blocks(B, x.device):  # rows are independent (see ROWS_PER_BLOCK)
+    kernel = _kernel(x)
+    if kernel is None:
+        H, S = _steps(P, U_T, S0, h0, pad)
+    else:
+        H, S = kernel.forward(P, U_T, S0, h0, pad, ROWS_PER_BLOCK, _ONEDNN_LINEAR is not None)
+    return H, P, S
+
+
+def _kernel(x: torch.Tensor):
+    """The C++ step loops (:mod:`reproq.models.rcnn_kernel`) for float32 and float64 on a CPU, else None."""
+    if x.device.type != "cpu" or x.dtype not in (torch.float32, torch.float64):
+        return None
+    return rcnn_kernel.kernel()
+
+
+def _steps(P, U_T, S0, h0, pad) -> tuple[torch.Tensor, torch.Tensor]:
+    """The steps of :func:`_recurrence` in Python, one torch op at a time: the fallback and the twin of
+    ``rcnn_kernel.cpp``'s ``forward``. Writes λ_t and D_t over P; returns h [B, T, d] and the final states."""
+    B, T, n1, d = P.shape
+    H = P.new_empty(B, T, d)
+    S = P.new_empty(B, n1 - 1, d)
+    for rows in _blocks(B, P.device):  # rows are independent (see ROWS_PER_BLOCK)
         c = S0[rows].clone()  # c[:, i] = c^{(i+1)}_t, the last one shifted by b
         # h stays contiguous for the product; a copy of h0, which must stay intact for the backward
-        h = x.new_empty(rows.stop - rows.start, d) if h0 is None else h0[rows].clone()
-        one_minus_g = x.new_empty(rows.stop - rows.start, d)
+        h = P.new_empty(rows.stop - rows.start, d) if h0 is None else h0[rows].clone()
+        one_minus_g = P.new_empty(rows.stop - rows.start, d)
         for t in range(T):
             g, d_t = P[rows, t, 0], P[rows, t, 1:]
             if t or h0 is not None:  # h_0 = 0 unless a state is given
@@ -107,7 +135,39 @@ def _recurrence(x, W, b, U, S0, h0=None, pad=None) -> tuple[torch.Tensor, torch.
             c.addcmul_(d_t, one_minus_g.unsqueeze(1), value=-1)  # c_{t-1} - (1 - λ) D = λ c_{t-1} + (1 - λ) u
             H[rows, t] = torch.tanh(c[:, -1], out=h)
         S[rows] = c
-    return H, P, S
+    return H, S
+
+
+def _steps_backward(dH, dS, U, H, P, h0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Back-propagation through the steps in Python: the fallback and the twin of ``rcnn_kernel.cpp``'s
+    ``backward``. Returns the gradients of the projections [B, T, n+1, d], of S0 and of h0 (None without h0)."""
+    B, T, n1, d = P.shape
+    dP = torch.empty_like(P)
+    dS0 = torch.empty_like(dS)
+    dh0 = None if h0 is None else torch.empty_like(h0)
+    for rows in _blocks(B, H.device):
+        r = rows.stop - rows.start
+        dC = dS[rows].clone()  # dL/dc_t, carried from step t+1 (at t = T: what the final states get)
+        dh = H.new_zeros(r, d)  # dL/dh_t through λ_{t+1}
+        h_squared, dg, one_minus_g, da = (H.new_empty(r, d) for _ in range(4))
+        for t in reversed(range(T)):
+            g, d_t = P[rows, t, 0], P[rows, t, 1:]
+            dp = dP[rows, t]
+            dh += dH[rows, t]
+            dC[:, -1].addcmul_(dh, torch.mul(H[rows, t], H[rows, t], out=h_squared).sub_(1), value=-1)  # tanh'
+            torch.mul(d_t[:, 0], dC[:, 0], out=dg)  # ∂c_t/∂λ = c_{t-1} - u = D_t
+            for i in range(1, n1 - 1):
+                dg.addcmul_(d_t[:, i], dC[:, i])
+            torch.mul(g, -1, out=one_minus_g).add_(1)  # 0 at padding: nothing flows into its inputs
+            du = torch.mul(dC, one_minus_g.unsqueeze(1), out=dp[:, 1:])  # dL/d(W_i x_t)
+            dC.sub_(du)  # λ dC: what reaches c_{t-1} directly
+            dC[:, :-1] += du[:, 1:]  # u^{(i)} reads c^{(i-1)}_{t-1}
+            dp[:, 0] = torch.mul(g, one_minus_g, out=da).mul_(dg)  # through σ
+            dh = _linear(da, U)  # da U^λᵀ
+        dS0[rows] = dC
+        if dh0 is not None:
+            dh0[rows] = dh
+    return dP, dS0, dh0
 
 
 class RCNNFunction(torch.autograd.Function):
@@ -133,38 +193,21 @@ class RCNNFunction(torch.autograd.Function):
     def backward(ctx, dH, dS):
         x, W, U, H, P, h0 = ctx.saved_tensors
         B, T, n1, d = P.shape
-        dP = torch.empty_like(P)  # the gradients of the projections
-        dS0 = torch.empty_like(dS)
-        dh0 = None if h0 is None else torch.empty_like(h0)
-        for rows in _blocks(B, H.device):
-            r = rows.stop - rows.start
-            dC = dS[rows].clone()  # dL/dc_t, carried from step t+1 (at t = T: what the final states get)
-            dh = H.new_zeros(r, d)  # dL/dh_t through λ_{t+1}
-            h_squared, dg, one_minus_g, da = (H.new_empty(r, d) for _ in range(4))
-            for t in reversed(range(T)):
-                g, d_t = P[rows, t, 0], P[rows, t, 1:]
-                dp = dP[rows, t]
-                dh += dH[rows, t]
-                dC[:, -1].addcmul_(dh, torch.mul(H[rows, t], H[rows, t], out=h_squared).sub_(1), value=-1)  # tanh'
-                torch.mul(d_t[:, 0], dC[:, 0], out=dg)  # ∂c_t/∂λ = c_{t-1} - u = D_t
-                for i in range(1, n1 - 1):
-                    dg.addcmul_(d_t[:, i], dC[:, i])
-                torch.mul(g, -1, out=one_minus_g).add_(1)  # 0 at padding: nothing flows into its inputs
-                du = torch.mul(dC, one_minus_g.unsqueeze(1), out=dp[:, 1:])  # dL/d(W_i x_t)
-                dC.sub_(du)  # λ dC: what reaches c_{t-1} directly
-                dC[:, :-1] += du[:, 1:]  # u^{(i)} reads c^{(i-1)}_{t-1}
-                dp[:, 0] = torch.mul(g, one_minus_g, out=da).mul_(dg)  # through σ
-                dh = _linear(da, U)  # da U^λᵀ
-            dS0[rows] = dC
-            if dh0 is not None:
-                dh0[rows] = dh
+        kernel = _kernel(x)
+        if kernel is None:
+            dP, dS0, dh0 = _steps_backward(dH, dS, U, H, P, h0)
+        else:
+            dP, dS0, dh0 = kernel.backward(dH, dS, U, H, P, h0 is not None, ROWS_PER_BLOCK,
+                                           _ONEDNN_LINEAR is not None)
         dP2 = dP.view(B * T, n1 * d)
         dA = dP2[:, :d]
         # dU = Σ_{b, t ≥ 1} h_{b,t-1}ᵀ da_{b,t}: the rows (b, t) shifted by one, less the pairs across questions
         dU = H.view(B * T, d)[:-1].T @ dA[1:] - H[:-1, -1].T @ dP[1:, 0, 0]
         if h0 is not None:  # and t = 0 from the given h_0
             dU += h0.T @ dP[:, 0, 0]
-        dx = (dP2 @ W).view(B, T, -1) if ctx.needs_input_grad[0] else None
+        # dx = dP W: a plain product, so oneDNN's (W^T is [E, (n+1)·d], a small copy); the weight gradients'
+        # transposed operands stay with torch's own product (results/bench/README.md)
+        dx = _linear(dP2, W.T.contiguous()).view(B, T, -1) if ctx.needs_input_grad[0] else None
         return dx, dP2.T @ x.reshape(B * T, -1), dP2.sum(dim=0), dU, dS0, dh0, None
 
 

@@ -9,7 +9,7 @@ from reproq.data.batching import pad_batch
 from reproq.models import ENCODERS, build_encoder, count_parameters, encoder_config
 from reproq.models.cnn import cnn_reference
 from reproq.models import rcnn
-from reproq.models.rcnn import RCNNFunction, rcnn_reference
+from reproq.models.rcnn import rcnn_reference
 from reproq.models.rnn import rnn_reference
 
 SMALL = {"rcnn": dict(hidden_dim=6), "lstm": dict(hidden_dim=5), "gru": dict(hidden_dim=5), "cnn": dict(hidden_dim=7), "cbow": {}}
@@ -114,18 +114,6 @@ def test_rcnn_walks_rows_in_blocks_on_cpu_only(monkeypatch):
     monkeypatch.setattr(rcnn, "ROWS_PER_BLOCK", 2)
     assert rcnn._blocks(5, torch.device("cpu")) == [slice(0, 2), slice(2, 4), slice(4, 5)]
     assert rcnn._blocks(5, torch.device("cuda")) == [slice(0, 5)]  # a device object needs no GPU
-
-
-@pytest.mark.parametrize("with_state", [False, True])
-def test_rcnn_recurrence_passes_gradcheck(with_state):
-    g = torch.Generator().manual_seed(0)
-    B, T, E, n, d = 3, 5, 4, 2, 4
-    inputs = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True)
-              for s in [(B, T, E), ((n + 1) * d, E), ((n + 1) * d,), (d, d), (B, n, d), (B, d)]]
-    if not with_state:
-        inputs[-1] = None
-    pad = ~pad_batch([[1] * 5, [1] * 2, []])[1]  # a full row, a short one, an empty one
-    assert torch.autograd.gradcheck(lambda *a: RCNNFunction.apply(*a, pad), inputs)
 
 
 RUN_REFERENCES = {"rcnn": rcnn_reference, "lstm": rnn_reference, "gru": rnn_reference}
@@ -239,8 +227,8 @@ def test_rcnn_decay_is_one_minus_the_twins_gate(extra):
     assert decay.shape == (4, 7, model.output_dim) and (decay[~mask] == 0).all()
     torch.testing.assert_close(decay, twin, rtol=1e-10, atol=1e-12)
     assert ((decay[mask] > 0) & (decay[mask] < 1)).all()
-    if extra.get("scalar_gate"):  # one gate for every dimension
-        assert (decay == decay[..., :1]).all()
+    if extra.get("scalar_gate"):  # one gate for every dimension, up to how the product h U^λ rounds each column
+        torch.testing.assert_close(decay, decay[..., :1].expand_as(decay), rtol=0, atol=1e-15)
     else:
         assert (decay[mask].std(dim=-1) > 0).all()
 

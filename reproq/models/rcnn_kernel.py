@@ -1,0 +1,64 @@
+"""Builds the RCNN's C++ step loops (``rcnn_kernel.cpp``) at first use, or says why the Python loops run instead.
+
+``torch.utils.cpp_extension.load`` compiles the source once per machine into torch's extension folder
+(``~/.cache/torch_extensions``, or ``$TORCH_EXTENSIONS_DIR``) and reloads it from there afterwards; it needs a C++
+compiler and ``ninja``. ``REPROQ_RCNN_KERNEL`` chooses: ``cpp`` (a failed build raises), ``python`` (the loops of
+:mod:`reproq.models.rcnn`), or unset / ``auto``: the C++ kernel when torch runs on one thread (else the Python loops
+with one warning naming why it could not be built), the Python loops on more threads. Measured in one quiet
+session (``reproq bench encoders``, RCNN over ``nn.LSTM``): one thread 1.03× with the kernel, 0.94× with the Python
+loops; two threads 0.76× with the kernel, 0.98× with the Python loops, whose every op uses both threads
+(``results/bench/README.md``). One thread is what ``reproq run`` gives the notebooks.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+SOURCE = Path(__file__).with_name("rcnn_kernel.cpp")
+CHOICES = ("auto", "cpp", "python")
+
+# The CPU's vector instructions, for gcc to vectorize the fused element-wise passes; the module name carries the
+# capability, so that a cached build never runs on a CPU without its instructions.
+_TARGET_FLAGS = {"AVX512": ["-mavx512f", "-mavx512dq", "-mavx512bw", "-mavx512vl", "-mavx2", "-mfma"],
+                 "AVX2": ["-mavx2", "-mfma"]}
+
+
+@cache
+def _build() -> tuple[ModuleType | None, str | None]:
+    """(the compiled module, None), or (None, why it could not be built)."""
+    capability = torch.backends.cpu.get_cpu_capability()
+    try:
+        from torch.utils.cpp_extension import load
+
+        module = load(name=f"reproq_rcnn_kernel_{capability.lower()}", sources=[str(SOURCE)],
+                      extra_cflags=["-O3", *_TARGET_FLAGS.get(capability, [])])
+    except Exception as error:  # no compiler, no ninja, a build error: each is a reason to fall back
+        return None, f"{type(error).__name__}: {error}"
+    return module, None
+
+
+@cache
+def _warn(reason: str) -> None:
+    warnings.warn(f"reproq's RCNN C++ kernel could not be built, using the slower Python loops ({reason}); "
+                  f"set REPROQ_RCNN_KERNEL=python to choose them without this warning", RuntimeWarning, stacklevel=4)
+
+
+def kernel() -> ModuleType | None:
+    """The compiled module with ``forward`` and ``backward``, or None where the Python loops are to run."""
+    choice = os.environ.get("REPROQ_RCNN_KERNEL", "auto") or "auto"
+    if choice not in CHOICES:
+        raise ValueError(f"REPROQ_RCNN_KERNEL must be one of {CHOICES}, got {choice!r}")
+    if choice == "python" or (choice == "auto" and torch.get_num_threads() > 1):
+        return None
+    module, reason = _build()
+    if module is None:
+        if choice == "cpp":
+            raise RuntimeError(f"REPROQ_RCNN_KERNEL=cpp, but the RCNN C++ kernel could not be built: {reason}")
+        _warn(reason)
+    return module

@@ -1,0 +1,151 @@
+"""The RCNN's C++ step loops (reproq/models/rcnn_kernel.cpp) against its Python loops and the slow twin.
+
+Tolerances: float64 agrees to rtol 1e-10 (the kernel's σ and tanh are libm's, only the order of a few additions
+differs); float32 to rtol 1e-4, atol 1e-5, since the kernel's σ and tanh are its own polynomials (~1e-7 relative
+error) and its fused passes round differently from torch's separate ops.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import warnings
+
+import pytest
+import torch
+
+from reproq.data.batching import pad_batch
+from reproq.models import build_encoder, rcnn, rcnn_kernel
+from reproq.models.rcnn import RCNNFunction, rcnn_reference
+
+HAS_COMPILER = shutil.which(os.environ.get("CXX", "c++")) is not None  # what torch's cpp_extension calls
+TOLERANCES = {torch.float64: dict(rtol=1e-10, atol=1e-12), torch.float32: dict(rtol=1e-4, atol=1e-5)}
+VARIANTS = [{}, dict(order=1), dict(order=3), dict(scalar_gate=True)]
+LENGTHS = [9, 4, 1, 0, 7]  # padding, and a row without a token
+needs_compiler = pytest.mark.skipif(not HAS_COMPILER, reason="no C++ compiler: the C++ kernel cannot be built")
+
+
+@pytest.fixture(params=["python", "cpp"])
+def kernel(request, monkeypatch):
+    """Runs a test with the Python step loops, then with the C++ kernel (where a failed build raises)."""
+    if request.param == "cpp" and not HAS_COMPILER:
+        pytest.skip("no C++ compiler: the C++ kernel cannot be built")
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", request.param)
+    return request.param
+
+
+def _model_and_batch(extra, dtype, d=40):
+    """d = 40: the kernel's loops over d run both their vector body and their remainder (16 floats a vector)."""
+    torch.manual_seed(1)
+    model = build_encoder("rcnn", input_dim=5, hidden_dim=d, **extra).to(dtype)
+    for p in model.parameters():  # larger weights than the init, so that every term matters
+        torch.nn.init.uniform_(p, -0.6, 0.6)
+    g = torch.Generator().manual_seed(2)
+    _, mask = pad_batch([[1] * n for n in LENGTHS])
+    x = torch.randn(len(LENGTHS), mask.shape[1], 5, generator=g, dtype=dtype, requires_grad=True)
+    state = torch.randn(len(LENGTHS), model.config.order + 1, d, generator=g, dtype=dtype, requires_grad=True)
+    return model, x, mask, state
+
+
+def _values_and_gradients(run, model, x, state=None):
+    """h, the final state, and the gradients of a fixed weighted sum of both w.r.t. x, every weight and the
+    given state."""
+    h, final = run()
+    g = torch.Generator().manual_seed(3)
+    loss = (h * torch.randn(h.shape, generator=g, dtype=h.dtype)).sum() + \
+        (final * torch.randn(final.shape, generator=g, dtype=h.dtype)).sum()
+    return [h, final, *torch.autograd.grad(loss, [x, *model.parameters(), *([] if state is None else [state])])]
+
+
+@needs_compiler
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("extra", VARIANTS)
+@pytest.mark.parametrize("rows_per_block", [2, 128])  # several blocks (and threads), or one
+@pytest.mark.parametrize("with_state", [False, True])
+def test_cpp_kernel_agrees_with_python_loops(monkeypatch, dtype, extra, rows_per_block, with_state):
+    monkeypatch.setattr(rcnn, "ROWS_PER_BLOCK", rows_per_block)
+    model, x, mask, state = _model_and_batch(extra, dtype)
+    state = state if with_state else None
+    results = {}
+    for choice in ("python", "cpp"):
+        monkeypatch.setenv("REPROQ_RCNN_KERNEL", choice)
+        results[choice] = _values_and_gradients(lambda: model.run(x, mask, state), model, x, state)
+    for ours, theirs in zip(results["cpp"], results["python"]):
+        torch.testing.assert_close(ours, theirs, **TOLERANCES[dtype])
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("extra", VARIANTS)
+def test_each_kernel_agrees_with_slow_twin(kernel, dtype, extra):
+    model, x, mask, state = _model_and_batch(extra, dtype)
+    fast = _values_and_gradients(lambda: model.run(x, mask, state), model, x, state)
+    slow = _values_and_gradients(lambda: rcnn_reference(model, x, mask, state=state, final_state=True),
+                                 model, x, state)
+    fast[0] = fast[0] * mask.unsqueeze(-1)  # the twin's h is zero at padding, as RCNN.run's
+    for ours, theirs in zip(fast, slow):
+        torch.testing.assert_close(ours, theirs, **TOLERANCES[dtype])
+
+
+@pytest.mark.parametrize("with_state", [False, True])
+def test_each_kernel_passes_gradcheck(kernel, with_state):
+    g = torch.Generator().manual_seed(0)
+    B, T, E, n, d = 3, 5, 4, 2, 4
+    inputs = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True)
+              for s in [(B, T, E), ((n + 1) * d, E), ((n + 1) * d,), (d, d), (B, n, d), (B, d)]]
+    if not with_state:
+        inputs[-1] = None
+    pad = ~pad_batch([[1] * 5, [1] * 2, []])[1]  # a full row, a short one, an empty one
+    assert torch.autograd.gradcheck(lambda *a: RCNNFunction.apply(*a, pad), inputs)
+
+
+@needs_compiler
+def test_cpp_kernel_gives_the_same_numbers_twice(monkeypatch):
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
+    monkeypatch.setattr(rcnn, "ROWS_PER_BLOCK", 2)  # several blocks, split over the threads
+    model, x, mask, state = _model_and_batch({}, torch.float32)
+    first, second = (_values_and_gradients(lambda: model.run(x, mask, state), model, x, state) for _ in range(2))
+    assert all(torch.equal(a, b) for a, b in zip(first, second))
+
+
+@needs_compiler
+def test_the_environment_chooses_the_kernel(monkeypatch):
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
+    assert rcnn_kernel.kernel() is not None  # built, not silently replaced by the Python loops
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "python")
+    assert rcnn_kernel.kernel() is None
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "fortran")
+    with pytest.raises(ValueError, match="fortran"):
+        rcnn_kernel.kernel()
+
+
+@pytest.fixture
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@needs_compiler
+def test_auto_takes_the_kernel_on_one_thread_and_the_python_loops_on_more(monkeypatch, one_thread):
+    monkeypatch.delenv("REPROQ_RCNN_KERNEL", raising=False)
+    assert rcnn_kernel.kernel() is not None
+    torch.set_num_threads(2)  # measured slower than the Python loops there (rcnn_kernel's docstring)
+    assert rcnn_kernel.kernel() is None
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
+    assert rcnn_kernel.kernel() is not None  # asked for by name: on any thread count
+
+
+def test_a_failed_build_falls_back_with_one_warning_or_raises_when_cpp_is_asked_for(monkeypatch, one_thread):
+    monkeypatch.setattr(rcnn_kernel, "_build", lambda: (None, "RuntimeError: Ninja is required"))
+    rcnn_kernel._warn.cache_clear()
+    monkeypatch.delenv("REPROQ_RCNN_KERNEL", raising=False)
+    with pytest.warns(RuntimeWarning, match="Ninja is required"):
+        assert rcnn_kernel.kernel() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rcnn_kernel.kernel() is None  # once is enough
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
+    with pytest.raises(RuntimeError, match="Ninja is required"):
+        rcnn_kernel.kernel()
+    rcnn_kernel._warn.cache_clear()
