@@ -113,3 +113,15 @@ def test_the_readme_shows_the_current_verdict_counts():
     expected = report.counts_markdown(counts, report.claim_rows(records))
     readme = (paths.ROOT / "README.md").read_text()
     assert expected in readme, "README.md's verdict counts are stale: run `reproq report --write`"
+
+
+def test_the_smoke_outputs_make_a_whole_site_too(tmp_path):
+    results_dir, figures_dir = paths.output_dirs("smoke")
+    if not any(results_dir.glob("*/*.jsonl")):  # the notebook tests (earlier in a whole run) write them
+        pytest.skip("no smoke outputs in this session: run the whole suite")
+    _chromium_or_skip()
+    page = site.build_site(tmp_path / "site", results_dir=results_dir, figures_dir=figures_dir, profile="smoke")
+    shown = site.browse(page, tmp_path)
+    pngs = [p for p in figures_dir.glob("*/*.png") if p.parent.name != "report"]
+    assert shown["broken"] == 0 and shown["tables"] > 10 and len(pngs) > 10
+    assert {f"{p.parent.name}/{p.name}" for p in pngs} == set(re.findall(r'<img src="figures/([^"]+)"', page.read_text()))

@@ -83,7 +83,8 @@ CLAIMS = (
 
 
 def load_records(results_dir: Path | None = None) -> list[Record]:
-    """Every record under ``results_dir/<notebook>/*.jsonl``, its notebook folder kept in ``config["where"]``."""
+    """Every record under ``results_dir/<notebook>/*.jsonl``, its notebook folder kept in ``config["where"]`` and
+    its file's name (without ``__synthetic``) in ``config["file"]``."""
     root = Path(results_dir or paths.ROOT / "results")
     records = []
     for path in sorted(root.glob("*/*.jsonl")):
@@ -96,7 +97,7 @@ def load_records(results_dir: Path | None = None) -> list[Record]:
                 raise ValueError(f"{path}, line {number}: not a JSON record ({exc.msg}); rerun the notebook "
                                  f"{path.parent.name} to write it again") from None
             fields["seeds"] = tuple(fields.get("seeds", ()))
-            fields["config"] = {"where": path.parent.name}
+            fields["config"] = {"where": path.parent.name, "file": path.stem.removesuffix("__synthetic")}
             records.append(Record(**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__}))
     return records
 
@@ -144,8 +145,9 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
     theirs = paper_numbers()
     theirs = theirs[theirs.paper.isin(PAPERS)][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
     ours = summarize(records)
-    where = pd.DataFrame([{**{k: getattr(r, k) for k in KEYS}, "variant": r.variant, "where": r.config["where"]}
-                          for r in records], columns=KEYS + ["variant", "where"]).drop_duplicates(KEYS + ["variant"])
+    where = pd.DataFrame([{**{k: getattr(r, k) for k in KEYS}, "variant": r.variant, "where": r.config["where"],
+                           "file": r.config["file"]} for r in records],
+                         columns=KEYS + ["variant", "where", "file"]).drop_duplicates(KEYS + ["variant"])
     ours = ours.merge(where, on=KEYS + ["variant"], how="left")
     rows = theirs.merge(ours, on=KEYS, how="left")
     rows["n"] = rows["n"].fillna(0).astype(int)
@@ -158,7 +160,7 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                                                                    rows["n"], rows["synthetic"], rows["metric"],
                                                                    rows["printed"])]
     rows["variant"] = rows["variant"].fillna("")
-    rows["where"] = rows["where"].fillna("")
+    rows["where"], rows["file"] = rows["where"].fillna(""), rows["file"].fillna("")
     order = {item: i for i, item in enumerate(zip(scope_table().paper, scope_table().item))}
     rows["order"] = [order.get((p, t), len(order)) for p, t in zip(rows.paper, rows.table)]
     return rows.sort_values("order", kind="stable").drop(columns="order").reset_index(drop=True)

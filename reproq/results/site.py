@@ -10,6 +10,7 @@ and the images that failed to load; :func:`screenshot` saves what it shows.
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -31,7 +32,8 @@ table{border-collapse:collapse;font-size:13px;margin:.5em 0 1.5em}td,th{border:1
 th{background:#f0f0f0}img{max-width:100%;border:1px solid #ddd}figcaption{font-size:13px;color:#555}
 .v-reproduced{background:#d8f3d8}.v-not-reproduced{background:#f8d7d7}.v-pipeline-only{background:#fff3cd}
 .v-not-built{color:#999}.v-drawn-on-real-data{background:#d8e8f8}.v-confirmed{background:#d8f3d8}
-.v-contradicted{background:#f8d7d7}"""
+.v-contradicted{background:#f8d7d7}blockquote.why{border-left:4px solid #e0a0a0;margin:0 0 1.5em;padding:0 1em;
+font-size:14px}"""
 
 # Counts what a reader's browser shows once the page has loaded; the test reads them back through --dump-dom.
 CHECK = """<script>window.addEventListener("load", () => {
@@ -64,12 +66,36 @@ def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
         "gap": [report.shown_value(p, m, g) for p, m, g in zip(rows.paper, rows.metric, rows.gap)],
         "seeds": rows.n, "data": rows.data, "why": rows.why, "verdict": rows.verdict,
         "notebook": [notebook_links.get(w, w) for w in rows["where"]]})
-    always = ("paper", "ours", "data", "verdict") + (("why",) if shown["why"].astype(bool).any() else ())
-    shown = shown[[c for c in shown if c in always or shown[c].astype(str).nunique() > 1]]
+    reasons = [r for r in dict.fromkeys(shown["why"]) if r]
+    note = f"<p><i>Why not on real data: {html.escape(reasons[0])}.</i></p>" if len(reasons) == 1 else ""
+    always = ("paper", "ours", "data", "verdict") + (("why",) if len(reasons) > 1 else ())
+    shown = shown[[c for c in shown if c in always or (c != "why" and shown[c].astype(str).nunique() > 1)]]
     table = shown.to_html(index=False, escape=True, classes="item", border=0)
     for verdict in report.VERDICTS:  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
-    return re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
+    return note + re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
+
+
+def commentary(notebook: str, file: str) -> str:
+    """What notebook ``notebook`` says right after the cell that writes ``file`` (its Markdown up to the next code cell
+    or heading), as HTML; empty where no cell names the file."""
+    path = paths.NOTEBOOKS_DIR / f"{notebook}.ipynb"
+    if not file or not path.is_file():
+        return ""
+    from nbconvert.filters.markdown import markdown2html
+
+    cells, said = json.loads(path.read_text())["cells"], []
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "code" and f'"{file}"' in "".join(cell["source"]):
+            for after in cells[i + 1:]:  # up to the next code cell or the next heading
+                text = "".join(after["source"]) if after["cell_type"] == "markdown" else "#"
+                body = re.split(r"^#", text, maxsplit=1, flags=re.M)[0]
+                if body.strip():
+                    said.append(markdown2html(body))
+                if body != text:
+                    break
+            break
+    return "".join(said)
 
 
 def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
@@ -134,6 +160,11 @@ def build_site(out_dir: Path, *, results_dir: Path | None = None, figures_dir: P
             if len(mine):  # the paper's numbers of the item, ours beside them
                 tally = ", ".join(f"{n} {v}" for v, n in mine.verdict.value_counts().items())
                 parts.append(f"<p>{tally}</p>" + _rows_html(mine, links))
+                missed = mine[mine.verdict == "not reproduced"][["where", "file"]].drop_duplicates()
+                for where, file in missed.itertuples(index=False):  # the notebook's own explanation of its gaps
+                    if said := commentary(where, file):
+                        parts.append(f"<blockquote class='why'><p><b>Notebook {html.escape(where)} on these numbers "
+                                     f"(<code>{html.escape(file)}</code>):</b></p>{said}</blockquote>")
             stem = f"{paper}_{item.lower().replace(' ', '')}_"  # a table's own plots (tay2018_table6_seeds.png)
             parts += [image(str(p), f"{_short(paper)} {item}: {p.stem}") for p in pngs if p.stem.startswith(stem)]
     shown = set(re.findall(r'<img src="figures/([^"]+)"', "".join(parts)))
