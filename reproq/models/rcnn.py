@@ -30,8 +30,8 @@ autograd graph per step, the batch walked in blocks of rows that stay in cache).
 - on a CPU the steps run in C++ (``rcnn_kernel.cpp``, built at first use by :mod:`reproq.models.rcnn_kernel`,
   some 25 s once per machine): per step the product through ATen and one fused element-wise pass per row where
   the Python loops (:func:`_steps`, :func:`_steps_backward`: the fallback where no compiler is at hand, and
-  ``REPROQ_RCNN_KERNEL=python``) make about eight torch ops, each a pass over [rows, n, d]; each thread takes
-  one contiguous chunk of the rows, so threads never wait on one another within the steps.
+  ``REPROQ_RCNN_KERNEL=python``) make about eight torch ops, each a pass over [rows, n, d]; on several threads
+  each step's product and the rows of its element-wise pass are shared among them.
 
 Tests check that the fast path agrees with the slow twin in values and gradients, and the C++ steps with the
 Python ones (float64 to rtol 1e-10; float32 to rtol 1e-4, atol 1e-5, as the kernel's σ and tanh are its own

@@ -3,9 +3,10 @@
 // Same layout and semantics as rcnn.py's _steps and _steps_backward, which are the reference for every line here.
 //
 // P [B, T, n+1, d]: on entry the projections (W^λ x_t + b^λ, W_i x_t, the last one + b); the forward writes
-// λ_t over the first and D_t = c_{t-1} - u_t over the others. The rows are independent: each thread takes one
-// contiguous chunk of rows and walks it in blocks of rows_per_block (a block's states stay in cache), so that
-// threads never wait on one another within the T steps.
+// λ_t over the first and D_t = c_{t-1} - u_t over the others. The batch is walked in blocks of rows_per_block
+// (a block's states stay in cache); within a block's steps the threads share each product (ATen's own threads)
+// and the rows of each element-wise pass (at::parallel_for). Measured at two threads, this beat giving each thread
+// its own chunk of rows with single-threaded products (results/bench/README.md).
 
 #include <torch/extension.h>
 
@@ -70,13 +71,14 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, bool onednn) {
   return stack[0].toTensor();
 }
 
-// Runs f(first_row, end_row) on each block of rows; each thread gets one contiguous chunk of the batch.
+// Rows a thread takes at a time within a step: a few cache lines of states each.
+constexpr int64_t kRowsPerTask = 16;
+
+// Runs f(first_row, end_row) on each block of rows, one block after another; within a block's steps the threads
+// share the product (ATen's) and the rows of the element-wise pass (at::parallel_for).
 template <class F>
 void for_each_block(int64_t B, int64_t rows_per_block, const F& f) {
-  const int64_t chunk = (B + at::get_num_threads() - 1) / at::get_num_threads();  // one chunk per thread
-  at::parallel_for(0, B, std::max<int64_t>(chunk, 1), [&](int64_t begin, int64_t end) {
-    for (int64_t r0 = begin; r0 < end; r0 += rows_per_block) f(r0, std::min(r0 + rows_per_block, end));
-  });
+  for (int64_t r0 = 0; r0 < B; r0 += rows_per_block) f(r0, std::min(r0 + rows_per_block, B));
 }
 
 template <class scalar_t>
@@ -84,13 +86,15 @@ void forward_block(scalar_t* P, scalar_t* H, scalar_t* S, const scalar_t* S0, co
                    int64_t r0, int64_t r1, int64_t T, int64_t n, int64_t d, bool onednn) {
   const int64_t r = r1 - r0, step = (n + 1) * d;  // P[b, t] starts at (b T + t) step
   std::vector<scalar_t> c(S0 + r0 * n * d, S0 + r1 * n * d);  // [r, n, d]: c^{(1)}_t .. c^{(n)}_t (+ b)
-  std::vector<scalar_t> one_minus_g(d), zeros(d);  // zeros: h_0 U^λ without a given state, c^{(0)}
+  const std::vector<scalar_t> zeros(d);  // h_0 U^λ without a given state, and c^{(0)}
   at::Tensor h = h0.defined() ? h0.slice(0, r0, r1).clone() : at::empty({r, d}, U_T.options());  // [r, d]
   for (int64_t t = 0; t < T; ++t) {
     at::Tensor hU;  // [r, d] = h_{t-1} U^λ; h_0 = 0 unless a state is given
     if (t > 0 || h0.defined()) hU = linear(h, U_T, onednn);
     scalar_t* h_ = h.data_ptr<scalar_t>();
-    for (int64_t j = 0; j < r; ++j) {
+    at::parallel_for(0, r, kRowsPerTask, [&](int64_t j0, int64_t j1) {  // the rows of the step over the threads
+    std::vector<scalar_t> one_minus_g(d);
+    for (int64_t j = j0; j < j1; ++j) {
       const int64_t b = r0 + j;
       scalar_t* p = P + (b * T + t) * step;  // [n+1, d]: λ_t, then D_t
       scalar_t* cj = c.data() + j * n * d;    // [n, d]
@@ -121,6 +125,7 @@ void forward_block(scalar_t* P, scalar_t* H, scalar_t* S, const scalar_t* S0, co
       scalar_t* Hj = H + (b * T + t) * d;
       for (int64_t k = 0; k < d; ++k) Hj[k] = h_[j * d + k] = tanh_(last[k]);
     }
+    });
   }
   std::copy(c.begin(), c.end(), S + r0 * n * d);
 }
@@ -130,12 +135,14 @@ void backward_block(const scalar_t* dH, const scalar_t* dS, const scalar_t* H, c
                     int64_t r0, int64_t r1, int64_t T, int64_t n, int64_t d, bool onednn) {
   const int64_t r = r1 - r0, step = (n + 1) * d;
   std::vector<scalar_t> dC(dS + r0 * n * d, dS + r1 * n * d);  // [r, n, d]: dL/dc_t, from step t+1 (at t = scalar_t: dS)
-  std::vector<scalar_t> dg(d), zeros(d);  // zeros: dh_T, and dC^{(n+1)}
+  const std::vector<scalar_t> zeros(d);  // dh_T, and dC^{(n+1)}
   at::Tensor da = at::empty({r, d}, U.options());  // [r, d]: dL/d(pre-activation of λ_t), for the product
   at::Tensor dh;  // [r, d]: dL/dh_t through λ_{t+1}, none at t = scalar_t
   for (int64_t t = T - 1; t >= 0; --t) {
     scalar_t* da_ = da.data_ptr<scalar_t>();
-    for (int64_t j = 0; j < r; ++j) {
+    at::parallel_for(0, r, kRowsPerTask, [&](int64_t j0, int64_t j1) {  // the rows of the step over the threads
+    std::vector<scalar_t> dg(d);
+    for (int64_t j = j0; j < j1; ++j) {
       const int64_t b = r0 + j, at_ = (b * T + t);
       const scalar_t* p = P + at_ * step;  // λ_t, D_t
       scalar_t* dp = dP + at_ * step;
@@ -164,6 +171,7 @@ void backward_block(const scalar_t* dH, const scalar_t* dS, const scalar_t* H, c
       }
       for (int64_t k = 0; k < d; ++k) dp[k] = da_[j * d + k] = p[k] * (1 - p[k]) * dg[k];  // through σ
     }
+    });
     if (t > 0 || dh0 != nullptr) dh = linear(da, U, onednn);  // da U^λᵀ
   }
   std::copy(dC.begin(), dC.end(), dS0 + r0 * n * d);

@@ -3,11 +3,7 @@
 ``torch.utils.cpp_extension.load`` compiles the source once per machine into torch's extension folder
 (``~/.cache/torch_extensions``, or ``$TORCH_EXTENSIONS_DIR``) and reloads it from there afterwards; it needs a C++
 compiler and ``ninja``. ``REPROQ_RCNN_KERNEL`` chooses: ``cpp`` (a failed build raises), ``python`` (the loops of
-:mod:`reproq.models.rcnn`), or unset / ``auto``: the C++ kernel when torch runs on one thread (else the Python loops
-with one warning naming why it could not be built), the Python loops on more threads. Measured in one quiet
-session (``reproq bench encoders``, RCNN over ``nn.LSTM``): one thread 1.03× with the kernel, 0.94× with the Python
-loops; two threads 0.76× with the kernel, 0.98× with the Python loops, whose every op uses both threads
-(``results/bench/README.md``). One thread is what ``reproq run`` gives the notebooks.
+:mod:`reproq.models.rcnn`), or unset / ``auto`` (the C++ kernel, else the Python loops with one warning naming why).
 """
 
 from __future__ import annotations
@@ -54,7 +50,7 @@ def kernel() -> ModuleType | None:
     choice = os.environ.get("REPROQ_RCNN_KERNEL", "auto") or "auto"
     if choice not in CHOICES:
         raise ValueError(f"REPROQ_RCNN_KERNEL must be one of {CHOICES}, got {choice!r}")
-    if choice == "python" or (choice == "auto" and torch.get_num_threads() > 1):
+    if choice == "python":
         return None
     module, reason = _build()
     if module is None:
