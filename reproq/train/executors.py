@@ -97,6 +97,7 @@ class DaskExecutor:
 
     def map(self, fn, items, *, done=None):
         from distributed import as_completed
+        from tqdm.auto import tqdm
 
         client = self.client
         [shared] = client.scatter([fn], broadcast=True, hash=False)  # the run function and its data, once per worker
@@ -104,11 +105,15 @@ class DaskExecutor:
                    for item in items]
         index = {future.key: i for i, future in enumerate(futures)}
         results = [None] * len(futures)
-        for future in as_completed(futures):
-            i = index[future.key]
-            results[i] = future.result()  # raises the run's own error once its retries are spent
-            if done is not None:
-                done(i, results[i])
+        # the workers' own progress bars go to their logs; this one says how the grid advances
+        with tqdm(total=len(futures), desc=f"runs on Dask ({self.address or f'{self.workers} local workers'})",
+                  unit="run") as bar:
+            for future in as_completed(futures):
+                i = index[future.key]
+                results[i] = future.result()  # raises the run's own error once its retries are spent
+                if done is not None:
+                    done(i, results[i])
+                bar.update()
         return results
 
 
