@@ -31,6 +31,14 @@ def cpu_capability() -> str:
     return torch.backends.cpu.get_cpu_capability()
 
 
+def huge_pages() -> dict[str, str | None]:
+    """Whether torch's allocator asks for transparent huge pages (``THP_MEM_ALLOC_ENABLE``, which importing reproq
+    sets) and what the kernel grants (``[madvise]``: on request): page faults move every ratio that allocates."""
+    system = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    return {"THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE"),
+            "transparent_hugepage": system.read_text().strip() if system.exists() else None}
+
+
 def seconds(step: Callable[[], object], device: torch.device) -> float:
     """Wall seconds of one ``step()``, waiting for a GPU to finish its queued work before and after."""
     if device.type == "cuda":

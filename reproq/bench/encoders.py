@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from reproq.atomic import write_json
-from reproq.bench import cpu_capability, cpu_name, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
 from reproq.models import build_encoder, count_parameters
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
@@ -88,7 +88,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     result = {
         "what": "forward+backward questions/s: titles and bodies of one batch, 200-d inputs",
         "batch": {"questions": n_questions, "title_tokens": title_len, "body_tokens": body_len},
-        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(), "huge_pages": huge_pages(),
         "cpu": cpu_name(), "cpu_capability": cpu_capability(),
         "load_average_before": load_before, "load_average_after": load_after,
         "load_warning": load_warning(load_before, load_after), "code_version": code_version(),

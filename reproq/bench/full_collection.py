@@ -25,7 +25,7 @@ import torch
 from reproq.atomic import write_json
 from reproq.baselines.lucene import SIMILARITIES
 from reproq.baselines.term_statistics import TermStatistics
-from reproq.bench import cpu_capability, cpu_name, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
 from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.profiles import get as get_profile
 from reproq.question_retrieval import bow_cnn
@@ -92,7 +92,7 @@ def main(out_path: Path, *, profile: str = "cpu") -> dict:
         "collection": {"documents": n_docs, "mean_length": sizes["mean_length"], "vocabulary": len(stats.vocabulary),
                        "tokens": int(stats.n_tokens)},
         "queries": n_queries, "block": block, "conv_units": sizes["conv_units"], "setup_seconds": setup,
-        "profile": profile, "torch": torch.__version__, "threads": torch.get_num_threads(), "cpu": cpu_name(),
+        "profile": profile, "torch": torch.__version__, "threads": torch.get_num_threads(), "huge_pages": huge_pages(), "cpu": cpu_name(),
         "cpu_capability": cpu_capability(), "load_average_before": load_before, "load_average_after": load_after,
         "load_warning": load_warning(load_before, load_after),
         "code_version": code_version(), "rows": rows,

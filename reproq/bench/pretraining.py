@@ -23,7 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from reproq.atomic import write_json
-from reproq.bench import cpu_capability, cpu_name, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
 from reproq.models import build_encoder, count_parameters
 from reproq.models.embedding import WordEmbedding
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
@@ -104,7 +104,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     result = {
         "what": "pre-training step (encoder-decoder forward+backward, full softmax), title words/s",
         "batch": {"pairs": pairs, "title_words": title_len, "context_words": body_len, "vocabulary": vocabulary},
-        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(), "huge_pages": huge_pages(),
         "cpu": cpu_name(), "cpu_capability": cpu_capability(), "load_average_before": load_before,
         "load_average_after": load_after, "load_warning": load_warning(load_before, load_after),
         "code_version": code_version(), "rows": rows,
