@@ -169,13 +169,13 @@ def _report(args) -> int:
     from reproq.results import report, scope, site  # pandas: only this command needs it
 
     out = Path(args.out or paths.build_dir() / "report" / "cpu")
-    page = site.build_site(out)
-    records = report.load_records()
-    counts = report.verdict_counts(report.table_rows(records), report.figure_rows(records))
-    print(counts.to_string(index=False))
+    built = report.build()
+    page = site.build_site(out, built)
+    print(built.counts.to_string(index=False))
     print(f"report: {page}")
     if args.write:
-        if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(counts, report.claim_rows(records)), block="verdicts"):
+        if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(built.counts, built.claims),
+                               block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
         if site.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
@@ -245,8 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     scope_command.add_argument("--write", action="store_true", help="replace the scope table in README.md")
     scope_command.set_defaults(func=_scope)
 
-    report_command = commands.add_parser("report", help="the reproduction report: every table and figure, a verdict each")
-    report_command.add_argument("--out", default=None, metavar="DIR", help="where the site goes (default build/report/cpu)")
+    report_command = commands.add_parser("report",
+                                         help="the reproduction report: every table and figure, a verdict each")
+    report_command.add_argument("--out", default=None, metavar="DIR",
+                                help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
                                 help="also the verdict counts into README.md and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)

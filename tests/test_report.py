@@ -82,9 +82,9 @@ def _chromium_or_skip() -> None:
 
 def test_the_committed_report_opens_in_chromium_whole(tmp_path):
     _chromium_or_skip()
-    page = site.build_site(tmp_path / "site")
-    records = report.load_records()
-    rows, figures = report.table_rows(records), report.figure_rows(records)
+    built = report.build()
+    page = site.build_site(tmp_path / "site", built)
+    rows, figures = built.rows, built.figures
     shown = site.browse(page, tmp_path)
     assert shown["tables"] == rows.groupby(["paper", "table"]).ngroups  # every table (and figure) with numbers
     pngs = [p for p in (paths.ROOT / "figures").glob("*/*.png") if p.parent.name != "report"]
@@ -101,16 +101,15 @@ def test_the_committed_report_opens_in_chromium_whole(tmp_path):
 
 def test_a_broken_image_is_seen_by_the_browser(tmp_path):
     _chromium_or_skip()
-    page = site.build_site(tmp_path / "site")
+    page = site.build_site(tmp_path / "site", report.build())
     source = re.search(r'<img src="([^"]+)"', page.read_text())[1]
     (tmp_path / "site" / source).write_bytes(b"not a png")
     assert site.browse(page, tmp_path)["broken"] == page.read_text().count(f'<img src="{source}"') >= 1
 
 
 def test_the_readme_shows_the_current_verdict_counts():
-    records = report.load_records()
-    counts = report.verdict_counts(report.table_rows(records), report.figure_rows(records))
-    expected = report.counts_markdown(counts, report.claim_rows(records))
+    built = report.build()
+    expected = report.counts_markdown(built.counts, built.claims)
     readme = (paths.ROOT / "README.md").read_text()
     assert expected in readme, "README.md's verdict counts are stale: run `reproq report --write`"
 
@@ -120,7 +119,7 @@ def test_the_smoke_outputs_make_a_whole_site_too(tmp_path):
     if not any(results_dir.glob("*/*.jsonl")):  # the notebook tests (earlier in a whole run) write them
         pytest.skip("no smoke outputs in this session: run the whole suite")
     _chromium_or_skip()
-    page = site.build_site(tmp_path / "site", results_dir=results_dir, figures_dir=figures_dir, profile="smoke")
+    page = site.build_site(tmp_path / "site", report.build(results_dir, figures_dir), profile="smoke")
     shown = site.browse(page, tmp_path)
     pngs = [p for p in figures_dir.glob("*/*.png") if p.parent.name != "report"]
     assert shown["broken"] == 0 and shown["tables"] > 10 and len(pngs) > 10

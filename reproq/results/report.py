@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ import pandas as pd
 
 from reproq import paths
 from reproq.results.records import KEYS, Record, paired_difference, summarize
-from reproq.results.scope import FIGURES, PAPERS, scope_table
+from reproq.results.scope import FIGURES, PAPERS, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
 
 VERDICTS = ("reproduced", "not reproduced", "pipeline only", "not built")
@@ -80,6 +81,30 @@ CLAIMS = (
     ("rankine2016", "weighted CBOW > TF-IDF on AskUbuntu (Table 1)", "Weighted CBOW", "TF-IDF", "MRR",
      dict(table="Table 1", dataset="askubuntu", split="test")),
 )
+
+
+@dataclass(frozen=True)
+class Report:
+    """What the report shows, computed once (:func:`build`): the records, a row per number of the papers
+    (:func:`table_rows`), a row per result figure (:func:`figure_rows`), the verdict counts and the claims."""
+
+    results_dir: Path
+    figures_dir: Path
+    records: list[Record]
+    rows: pd.DataFrame
+    figures: pd.DataFrame
+    counts: pd.DataFrame
+    claims: pd.DataFrame
+
+
+def build(results_dir: Path | None = None, figures_dir: Path | None = None) -> Report:
+    """The report of the records in ``results_dir`` and the PNGs in ``figures_dir`` (default: the committed
+    ``results/`` and ``figures/``)."""
+    results_dir = Path(results_dir or paths.ROOT / "results")
+    figures_dir = Path(figures_dir or paths.ROOT / "figures")
+    records = load_records(results_dir)
+    rows, figures = table_rows(records), figure_rows(records, figures_dir)
+    return Report(results_dir, figures_dir, records, rows, figures, verdict_counts(rows, figures), claim_rows(records))
 
 
 def load_records(results_dir: Path | None = None) -> list[Record]:
@@ -161,9 +186,8 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                                                                    rows["printed"])]
     rows["variant"] = rows["variant"].fillna("")
     rows["where"], rows["file"] = rows["where"].fillna(""), rows["file"].fillna("")
-    order = {item: i for i, item in enumerate(zip(scope_table().paper, scope_table().item))}
-    rows["order"] = [order.get((p, t), len(order)) for p, t in zip(rows.paper, rows.table)]
-    return rows.sort_values("order", kind="stable").drop(columns="order").reset_index(drop=True)
+    order = sorted(range(len(rows)), key=lambda i: item_order(rows.paper.iat[i], rows.table.iat[i]))  # stable
+    return rows.iloc[order].reset_index(drop=True)
 
 
 def figure_rows(records: list[Record], figures_dir: Path | None = None) -> pd.DataFrame:

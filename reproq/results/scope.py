@@ -65,9 +65,11 @@ def status(synthetic: pd.Series) -> str:
     return "synthetic stand-in only" if synthetic.astype(bool).all() else "real data"
 
 
-def _item_order(item: str) -> tuple[int, int]:
+def item_order(paper: str, item: str) -> tuple[int, int, int]:
+    """Where ``paper``'s ``item`` ("Table 2", "Figure 3") comes: papers in :data:`PAPERS` order, then tables before
+    figures, by number."""
     kind, number = re.fullmatch(r"(Table|Figure) (\d+)", item).groups()
-    return (kind == "Figure", int(number))
+    return PAPERS.index(paper), kind == "Figure", int(number)
 
 
 def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None) -> pd.DataFrame:
@@ -93,7 +95,7 @@ def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None
     found = [*zip(numbers.paper, numbers.table), *zip(records.paper, records.table)]
     items = {(paper, item) for paper, item in found + [f[:2] for f in FIGURES] if paper in PAPERS}
     rows = []
-    for paper, item in sorted(items, key=lambda pi: (PAPERS.index(pi[0]), _item_order(pi[1]))):
+    for paper, item in sorted(items, key=lambda pi: item_order(*pi)):
         mine = records[(records.paper == paper) & (records.table == item)]
         wanted = numbers[(numbers.paper == paper) & (numbers.table == item)][ROW_KEYS].drop_duplicates()
         hits = wanted.merge(mine[ROW_KEYS + ["synthetic"]], on=ROW_KEYS)

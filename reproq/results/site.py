@@ -113,17 +113,13 @@ def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
     return links
 
 
-def build_site(out_dir: Path, *, results_dir: Path | None = None, figures_dir: Path | None = None,
-               profile: str = "cpu") -> Path:
-    """Write the report to ``out_dir/index.html`` from the records in ``results_dir`` and the PNGs in
-    ``figures_dir`` (default: the committed ``results/`` and ``figures/``); returns the page."""
+def build_site(out_dir: Path, built: report.Report, *, profile: str = "cpu") -> Path:
+    """Write the report ``built`` (:func:`reproq.results.report.build`) to ``out_dir/index.html``, its figures beside
+    it; returns the page."""
     out_dir = Path(out_dir)
-    figures_dir = Path(figures_dir or paths.ROOT / "figures")
-    records = report.load_records(results_dir)
-    rows, figures = report.table_rows(records), report.figure_rows(records, figures_dir)
-    counts, claims = report.verdict_counts(rows, figures), report.claim_rows(records)
+    rows, figures, counts, claims = built.rows, built.figures, built.counts, built.claims
     links = _notebook_pages(out_dir, profile)
-    pngs = sorted(p for p in figures_dir.glob("*/*.png") if p.parent.name != "report")  # not its own screenshot
+    pngs = sorted(p for p in built.figures_dir.glob("*/*.png") if p.parent.name != "report")  # not its own screenshot
     for png in pngs:  # the figures travel with the page, in their notebook folders
         (out_dir / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(png, out_dir / "figures" / png.parent.name / png.name)
@@ -145,7 +141,7 @@ def build_site(out_dir: Path, *, results_dir: Path | None = None, figures_dir: P
              "<h2 id='summary'>Summary</h2>", counts.to_html(index=False, border=0),
              "<h3>The papers' claims, tested on real data (Δ = a − b, seed by seed, 95 % interval)</h3>",
              claims_shown.to_html(index=False, border=0)]
-    scope = scope_table(results_dir or paths.ROOT / "results")
+    scope = scope_table(built.results_dir)
     for paper, title in report.PAPER_TITLES.items():
         parts.append(f"<h2 id='{paper}'>{html.escape(title)}</h2>")
         for item in scope[scope.paper == paper].item:
