@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reproq import atomic, paths, profiles
-from reproq.peak_memory import PeakMemory
 from reproq.data import sources
+from reproq.peak_memory import PeakMemory
 from reproq.train import executors
 
 PROFILES = tuple(profiles.PROFILES)
@@ -165,7 +165,7 @@ def thread_environment(n: int):
 def executor_environment(name: str = "local", *, address: str | None = None, workers: int | None = None):
     """The executor the notebooks' grids run on (:mod:`reproq.train.executors`), for the kernels started inside the
     block; checked here, before any notebook starts."""
-    executors.executor(name, address=address, workers=workers, check_only=True)
+    executors.check(name, address=address, workers=workers)
     variables = {"executor": name, "address": address, "workers": None if workers is None else str(workers)}
     return _environment({executors.ENVIRONMENT[k]: v for k, v in variables.items()})
 

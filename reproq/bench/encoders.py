@@ -88,8 +88,8 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     result = {
         "what": "forward+backward questions/s: titles and bodies of one batch, 200-d inputs",
         "batch": {"questions": n_questions, "title_tokens": title_len, "body_tokens": body_len},
-        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(), "huge_pages": huge_pages(),
-        "cpu": cpu_name(), "cpu_capability": cpu_capability(),
+        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "huge_pages": huge_pages(), "cpu": cpu_name(), "cpu_capability": cpu_capability(),
         "load_average_before": load_before, "load_average_after": load_after,
         "load_warning": load_warning(load_before, load_after), "code_version": code_version(),
         "rcnn_over_torch_lstm": next(r for r in rows if r["model"] == "rcnn d=400 (ours)")["relative_to_torch_lstm"],

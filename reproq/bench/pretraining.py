@@ -104,7 +104,8 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     result = {
         "what": "pre-training step (encoder-decoder forward+backward, full softmax), title words/s",
         "batch": {"pairs": pairs, "title_words": title_len, "context_words": body_len, "vocabulary": vocabulary},
-        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(), "huge_pages": huge_pages(),
+        "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "huge_pages": huge_pages(),
         "cpu": cpu_name(), "cpu_capability": cpu_capability(), "load_average_before": load_before,
         "load_average_after": load_after, "load_warning": load_warning(load_before, load_after),
         "code_version": code_version(), "rows": rows,

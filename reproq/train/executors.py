@@ -42,7 +42,8 @@ BACKENDS = ("local", "dask")
 class Executor(Protocol):
     name: str
 
-    def map(self, fn: Callable, items: Sequence[tuple], *, done: Callable[[int, object], None] | None = None) -> list:
+    def map(self, fn: Callable, items: Sequence[tuple], *,
+            done: Callable[[int, object], None] | None = None) -> list:
         """``[fn(*item) for item in items]``, in the items' order; ``done(i, result)`` as each one finishes."""
 
 
@@ -131,10 +132,9 @@ def _client(address: str | None, workers: int, threads: int):
     return Client(cluster)
 
 
-def executor(name: str = "local", *, address: str | None = None, workers: int | None = None,
-             check_only: bool = False) -> Executor | None:
-    """The executor called ``name`` (:data:`BACKENDS`); ``check_only``: only check the settings (the runner, before
-    any notebook starts)."""
+def check(name: str = "local", *, address: str | None = None, workers: int | None = None) -> None:
+    """Raise ValueError unless ``name`` (:data:`BACKENDS`) with ``address`` and ``workers`` is a valid executor (the
+    runner checks before any notebook starts)."""
     if name not in BACKENDS:
         raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(BACKENDS)}")
     if name == "local" and (address is not None or workers is not None):
@@ -142,13 +142,17 @@ def executor(name: str = "local", *, address: str | None = None, workers: int | 
                          "in the notebook's own process")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    if check_only:
-        return None
+
+
+def executor(name: str = "local", *, address: str | None = None, workers: int | None = None) -> Executor:
+    """The executor called ``name`` (:data:`BACKENDS`), its settings checked (:func:`check`)."""
+    check(name, address=address, workers=workers)
     return Sequential() if name == "local" else DaskExecutor(address, workers=workers)
 
 
 def from_environment() -> Executor:
-    """The executor ``reproq run --executor ...`` chose for this notebook (:data:`ENVIRONMENT`), local without one."""
+    """The executor ``reproq run --executor ...`` chose for this notebook (:data:`ENVIRONMENT`), local without
+    one."""
     workers = os.environ.get(ENVIRONMENT["workers"])
     return executor(os.environ.get(ENVIRONMENT["executor"]) or "local",
                     address=os.environ.get(ENVIRONMENT["address"]) or None,

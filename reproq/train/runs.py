@@ -70,9 +70,9 @@ class GridResult:
 
 class RunStore:
     """Each finished run's record as JSON in the run's checkpoint folder (``run.json`` in
-    :func:`reproq.train.checkpoint.folder` of ``key(config, seed)``): what :func:`run_grid` skips. ``key`` must cover everything the numbers depend on (data,
-    configuration, seed, code: :func:`reproq.train.checkpoint.key`). The configuration is not stored: a record is
-    read back for the configuration that asked for it."""
+    :func:`reproq.train.checkpoint.folder` of ``key(config, seed)``): what :func:`run_grid` skips. ``key`` must cover
+    everything the numbers depend on (data, configuration, seed, code: :func:`reproq.train.checkpoint.key`). The
+    configuration is not stored: a record is read back for the configuration that asked for it."""
 
     def __init__(self, root: str | Path, key: Callable[[Hashable, int], str]):
         self.root, self.key = Path(root), key
