@@ -148,6 +148,9 @@ def cost_markdown(cost_path: Path | None = None) -> str:
         lines.append(f"| `{name}` | {c['seconds'] / 60:.1f} | {c['peak_memory_mb'] / 1024:.1f} | {c['threads']} | "
                      f"{c['load_average_before'][0]:.1f} → {c['load_average_after'][0]:.1f} | {c['cpu']} "
                      f"({c['cores']} cores) | {c['code_version']} |")
+    if len(entries) > 1:  # one after another, as `reproq run` runs them; memory is not summed: one kernel at a time
+        lines.append(f"| all {len(entries)} | {sum(c['seconds'] for c in entries.values()) / 60:.1f} | "
+                     f"{max(c['peak_memory_mb'] for c in entries.values()) / 1024:.1f} (largest) | | | | |")
     return "\n".join(lines) + "\n"
 
 
