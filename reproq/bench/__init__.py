@@ -9,10 +9,12 @@ import statistics
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from reproq.atomic import write_text
+
+if TYPE_CHECKING:  # torch is imported where it is used: the notebook runner records cpu_name() without it
+    import torch
 
 
 def cpu_name() -> str:
@@ -28,6 +30,8 @@ def cpu_name() -> str:
 def cpu_capability() -> str:
     """The vector instructions torch's CPU kernels use here (``"AVX2"``, ``"AVX512"``, …): ratios against
     ``torch.nn.LSTM`` move with it."""
+    import torch
+
     return torch.backends.cpu.get_cpu_capability()
 
 
@@ -41,6 +45,8 @@ def huge_pages() -> dict[str, str | None]:
 
 def seconds(step: Callable[[], object], device: torch.device) -> float:
     """Wall seconds of one ``step()``, waiting for a GPU to finish its queued work before and after."""
+    import torch
+
     if device.type == "cuda":
         torch.cuda.synchronize()
     start = time.perf_counter()
