@@ -74,13 +74,6 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, bool onednn) {
 // Rows a thread takes at a time within a step: a few cache lines of states each.
 constexpr int64_t kRowsPerTask = 16;
 
-// Runs f(first_row, end_row) on each block of rows, one block after another; within a block's steps the threads
-// share the product (ATen's) and the rows of the element-wise pass (at::parallel_for).
-template <class F>
-void for_each_block(int64_t B, int64_t rows_per_block, const F& f) {
-  for (int64_t r0 = 0; r0 < B; r0 += rows_per_block) f(r0, std::min(r0 + rows_per_block, B));
-}
-
 template <class scalar_t>
 void forward_block(scalar_t* P, scalar_t* H, scalar_t* S, const scalar_t* S0, const at::Tensor& h0, const bool* pad, const at::Tensor& U_T,
                    int64_t r0, int64_t r1, int64_t T, int64_t n, int64_t d, bool onednn) {
@@ -189,11 +182,10 @@ std::vector<at::Tensor> forward(at::Tensor P, const at::Tensor& U_T, const at::T
   const at::Tensor pad_ = pad.has_value() ? pad->contiguous() : at::Tensor();
   AT_DISPATCH_FLOATING_TYPES(P.scalar_type(), "rcnn_forward", [&] {
     const at::Tensor S0_ = S0.contiguous();
-    for_each_block(B, rows_per_block, [&](int64_t r0, int64_t r1) {
+    for (int64_t r0 = 0; r0 < B; r0 += rows_per_block)  // the blocks one after another
       forward_block<scalar_t>(P.data_ptr<scalar_t>(), H.data_ptr<scalar_t>(), S.data_ptr<scalar_t>(),
                               S0_.data_ptr<scalar_t>(), h0_, pad_.defined() ? pad_.data_ptr<bool>() : nullptr,
-                              U_T, r0, r1, T, n, d, onednn);
-    });
+                              U_T, r0, std::min(r0 + rows_per_block, B), T, n, d, onednn);
   });
   return {H, S};
 }
@@ -207,11 +199,11 @@ std::vector<std::optional<at::Tensor>> backward(const at::Tensor& dH, const at::
   at::Tensor dh0 = with_h0 ? at::empty({B, d}, P.options()) : at::Tensor();
   const at::Tensor dH_ = dH.contiguous(), dS_ = dS.contiguous();  // a grad_output may be expanded
   AT_DISPATCH_FLOATING_TYPES(P.scalar_type(), "rcnn_backward", [&] {
-    for_each_block(B, rows_per_block, [&](int64_t r0, int64_t r1) {
+    for (int64_t r0 = 0; r0 < B; r0 += rows_per_block)
       backward_block<scalar_t>(dH_.data_ptr<scalar_t>(), dS_.data_ptr<scalar_t>(), H.data_ptr<scalar_t>(),
                                P.data_ptr<scalar_t>(), dP.data_ptr<scalar_t>(), dS0.data_ptr<scalar_t>(),
-                               with_h0 ? dh0.data_ptr<scalar_t>() : nullptr, U, r0, r1, T, n, d, onednn);
-    });
+                               with_h0 ? dh0.data_ptr<scalar_t>() : nullptr, U, r0, std::min(r0 + rows_per_block, B),
+                               T, n, d, onednn);
   });
   return {dP, dS0, with_h0 ? std::optional<at::Tensor>(dh0) : std::nullopt};
 }
