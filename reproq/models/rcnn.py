@@ -18,7 +18,7 @@ U^λ ∈ R^{d×1}, b^λ ∈ R: (E + d) + 1 gate parameters), computed by the sam
 Two implementations: :func:`rcnn_reference`, the equations step by step with autograd (the slow twin, any
 mask), and :class:`RCNN`'s fast path, :class:`RCNNFunction`: the input projections of all t in one matmul,
 then the recurrence with a hand-written backward (one matrix product and a few element-wise ops per step, no
-autograd graph per step, the batch walked in blocks of rows that stay in cache). Four choices keep it lean:
+autograd graph per step, the batch walked in blocks of rows that stay in cache). Five choices keep it lean:
 
 - the output bias is folded into the last state: s_t = c^{(n)}_t + b follows the same recurrence with
   W_n x_t + b in place of W_n x_t and s_0 = b, so h_t = tanh(s_t) needs no addition per step;
@@ -27,6 +27,8 @@ autograd graph per step, the batch walked in blocks of rows that stay in cache).
   large buffers cost first-touch page faults;
 - the products with a weight matrix (the projections, h_{t-1} U^λ forward and back, and dx = dP W) go to oneDNN
   on a CPU (:func:`_linear`), as ``nn.LSTM``'s do;
+- the C++ steps keep the large buffers they make (h and the projections' gradient) in a pool from call to call,
+  so that a training step reuses the last step's pages rather than having the operating system zero fresh ones;
 - on a CPU the steps run in C++ (``rcnn_kernel.cpp``, built at first use by :mod:`reproq.models.rcnn_kernel`,
   some 25 s once per machine): per step the product through ATen and one fused element-wise pass per row where
   the Python loops (:func:`_steps`, :func:`_steps_backward`: the fallback where no compiler is at hand, and
@@ -179,7 +181,8 @@ class RCNNFunction(torch.autograd.Function):
     the last step in the same form; h0 is the initial h (zero when None). U acts on row vectors
     (``h_{t-1} @ U``). ``pad`` marks padding steps, where λ is held at 1 so that no state moves: S_T is then each
     row's state after its last real token. The backward is back-propagation through time by hand into a fresh
-    gradient tensor, so the saved tensors stay intact (``retain_graph`` and ``gradcheck`` work).
+    (or pooled, unused) gradient tensor, so the saved tensors stay intact (``retain_graph`` and ``gradcheck``
+    work).
     """
 
     @staticmethod

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace {
@@ -69,6 +70,39 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& weight, bool onednn) {
                                  c10::List<std::optional<at::Scalar>>(), c10::IValue()};
   op.callBoxed(&stack);
   return stack[0].toTensor();
+}
+
+// A fresh buffer of hundreds of MB (H, dP for a training batch) costs page faults: the operating system zeroes
+// every page before handing it out and, for huge pages, may first compact memory; in the encoder benchmark at two
+// threads that made each repeat's time jump between two levels. The pool keeps such buffers from call to call and
+// hands one out again only when nothing but the pool holds it (no tensor, no view of its storage); it keeps at most
+// kFreeBuffers unused ones, so it holds no more than the calls in flight need plus those.
+constexpr size_t kFreeBuffers = 8;
+
+at::Tensor pooled_empty(at::IntArrayRef sizes, const at::TensorOptions& options) {
+  static std::mutex mutex;
+  static std::vector<at::Tensor> pool;
+  const int64_t numel = c10::multiply_integers(sizes);
+  const auto is_free = [](const at::Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; };
+  const bool inference = c10::InferenceMode::is_enabled();  // a buffer made there cannot be written outside
+  const std::lock_guard<std::mutex> lock(mutex);
+  at::Tensor chosen;  // the smallest free buffer that fits
+  for (const at::Tensor& t : pool)
+    if (is_free(t) && t.dtype() == options.dtype() && t.is_inference() == inference && t.numel() >= numel &&
+        (!chosen.defined() || t.numel() < chosen.numel()))
+      chosen = t;
+  if (!chosen.defined()) {  // none fits: the free ones are dropped, a new one is kept
+    pool.erase(std::remove_if(pool.begin(), pool.end(), is_free), pool.end());
+    pool.push_back(at::empty({numel}, options));
+    chosen = pool.back();
+  }
+  at::Tensor buffer = chosen.narrow(0, 0, numel).view(sizes);
+  chosen.reset();
+  size_t free = 0;  // the unused ones beyond kFreeBuffers are dropped, the largest first
+  std::sort(pool.begin(), pool.end(), [](const at::Tensor& a, const at::Tensor& b) { return a.numel() < b.numel(); });
+  pool.erase(std::remove_if(pool.begin(), pool.end(), [&](const at::Tensor& t) { return is_free(t) && ++free > kFreeBuffers; }),
+             pool.end());
+  return buffer;
 }
 
 // Rows a thread takes at a time within a step: a few cache lines of states each.
@@ -177,7 +211,7 @@ std::vector<at::Tensor> forward(at::Tensor P, const at::Tensor& U_T, const at::T
                                 const std::optional<at::Tensor>& h0, const std::optional<at::Tensor>& pad,
                                 int64_t rows_per_block, bool onednn) {
   const int64_t B = P.size(0), T = P.size(1), n = P.size(2) - 1, d = P.size(3);
-  at::Tensor H = at::empty({B, T, d}, P.options()), S = at::empty({B, n, d}, P.options());
+  at::Tensor H = pooled_empty({B, T, d}, P.options()), S = at::empty({B, n, d}, P.options());
   const at::Tensor h0_ = h0.has_value() ? h0->contiguous() : at::Tensor();
   const at::Tensor pad_ = pad.has_value() ? pad->contiguous() : at::Tensor();
   AT_DISPATCH_FLOATING_TYPES(P.scalar_type(), "rcnn_forward", [&] {
@@ -195,7 +229,7 @@ std::vector<std::optional<at::Tensor>> backward(const at::Tensor& dH, const at::
                                                 const at::Tensor& H, const at::Tensor& P, bool with_h0,
                                                 int64_t rows_per_block, bool onednn) {
   const int64_t B = P.size(0), T = P.size(1), n = P.size(2) - 1, d = P.size(3);
-  at::Tensor dP = at::empty_like(P), dS0 = at::empty_like(dS, at::MemoryFormat::Contiguous);
+  at::Tensor dP = pooled_empty(P.sizes(), P.options()), dS0 = at::empty_like(dS, at::MemoryFormat::Contiguous);
   at::Tensor dh0 = with_h0 ? at::empty({B, d}, P.options()) : at::Tensor();
   const at::Tensor dH_ = dH.contiguous(), dS_ = dS.contiguous();  // a grad_output may be expanded
   AT_DISPATCH_FLOATING_TYPES(P.scalar_type(), "rcnn_backward", [&] {
@@ -212,5 +246,7 @@ std::vector<std::optional<at::Tensor>> backward(const at::Tensor& dH, const at::
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("forward", &forward, "the RCNN's forward steps (reproq/models/rcnn.py _steps)");
+  m.def("empty", [](const std::vector<int64_t>& sizes, const at::Tensor& like) { return pooled_empty(sizes, like.options()); },
+        "an uninitialised buffer from the pool of large buffers (for the tests)");
   m.def("backward", &backward, "the RCNN's backward steps (reproq/models/rcnn.py _steps_backward)");
 }

@@ -108,6 +108,42 @@ def test_cpp_kernel_gives_the_same_numbers_twice(monkeypatch):
 
 
 @needs_compiler
+@pytest.mark.parametrize("inference", [False, True])  # in inference mode a view does not keep its base tensor
+def test_pooled_buffers_are_handed_out_again_only_when_nothing_holds_them(inference):
+    with torch.inference_mode(inference):
+        _hand_out_buffers(rcnn_kernel.kernel(), 100_003 + 10 * inference)  # sizes no other test's buffers have
+
+
+def _hand_out_buffers(k, columns):
+    like, size = torch.empty(0), [3, columns]
+    first = k.empty(size, like).fill_(1.0)
+    second = k.empty(size, like)  # first is held: a buffer of its own
+    assert second.data_ptr() != first.data_ptr()
+    view, pointer = first[1], first.data_ptr()
+    del first
+    assert k.empty(size, like).data_ptr() != pointer  # a view still holds its storage
+    assert torch.equal(view, torch.ones(columns))
+    del view
+    again = k.empty([3 * columns - 1], like)
+    assert again.data_ptr() == pointer  # free now, and the smallest that fits
+
+
+@needs_compiler
+def test_the_outputs_of_one_call_survive_the_next_and_inference_mode_leaves_no_trap(monkeypatch):
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
+    g = torch.Generator().manual_seed(0)
+    B, T, E, n, d = 3, 5, 4, 2, 4
+    inputs = [torch.randn(*s, generator=g, requires_grad=True)
+              for s in [(B, T, E), ((n + 1) * d, E), ((n + 1) * d,), (d, d), (B, n, d)]]
+    with torch.inference_mode():  # buffers made there cannot be written outside it: they are not handed out there
+        RCNNFunction.apply(*inputs)
+    h, _ = RCNNFunction.apply(*inputs)  # h is a pooled buffer
+    kept = h.clone()
+    RCNNFunction.apply(inputs[0] * 2, *inputs[1:])[0].sum().backward()  # h and dP of a second call, h held
+    assert torch.equal(h, kept)
+
+
+@needs_compiler
 def test_the_environment_chooses_the_kernel(monkeypatch):
     monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
     assert rcnn_kernel.kernel() is not None  # built, not silently replaced by the Python loops
