@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 from reproq.models import register
+from reproq.models.pooling import zero_padding
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class CBOW(nn.Module):
         h = torch.tanh(self.projection(x)) if self.projection is not None else x
         if self.config.weighting == "mlp":
             h = h * self.weight(x)  # λ_t [B, T, 1]
-        return h * mask.unsqueeze(-1).to(h.dtype)
+        return zero_padding(h, mask)
 
 
 def cbow_reference(model: CBOW, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

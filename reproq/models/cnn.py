@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from reproq.models import register
+from reproq.models.pooling import zero_padding
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class CNN(nn.Module):
         x = x.transpose(1, 2)
         # (B, E, n-1+T): zeros before t=0, one convolution per width, states side by side
         h = torch.cat([conv(nn.functional.pad(x, (n - 1, 0))) for n, conv in zip(self.widths, self.convs)], dim=1)
-        return torch.tanh(h).transpose(1, 2) * mask.unsqueeze(-1).to(h.dtype)  # (B, T, d)
+        return zero_padding(torch.tanh(h).transpose(1, 2), mask)  # (B, T, d)
 
 
 def cnn_reference(model: CNN, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

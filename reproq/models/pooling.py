@@ -20,6 +20,21 @@ def normalize_states(states: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
     return states / (states.norm(dim=-1, keepdim=True) + eps)
 
 
+def zero_padding(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``states`` with zeros at padding positions: ``states`` itself when the mask has no padding, so that a batch
+    without any pays no pass over ``[B, T, D]``, neither forward nor back (``results/bench/README.md``).
+
+    >>> s = torch.ones(1, 3, 2)
+    >>> zero_padding(s, torch.tensor([[True, True, False]]))[0, :, 0].tolist()
+    [1.0, 1.0, 0.0]
+    >>> zero_padding(s, torch.ones(1, 3, dtype=torch.bool)) is s
+    True
+    """
+    if bool(mask.all()):
+        return states
+    return states * mask.unsqueeze(-1).to(states.dtype)
+
+
 def last_state(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The state at each row's last real token (position ``len - 1`` under right padding).
 

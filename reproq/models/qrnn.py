@@ -33,6 +33,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from reproq.models import register
+from reproq.models.pooling import zero_padding
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ class QRNN(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         z, f, o = self.gates(x)
         h = o * self.recurrence(f, z)  # h_t = o_t ⊙ c_t
-        return h * mask.unsqueeze(-1).to(h.dtype)
+        return zero_padding(h, mask)
 
 
 register("qrnn", QRNNConfig)(QRNN)

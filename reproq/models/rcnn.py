@@ -54,7 +54,7 @@ from torch.nn import functional as F
 
 from reproq.data.batching import check_right_padded
 from reproq.models import rcnn_kernel, register
-from reproq.models.pooling import last_state
+from reproq.models.pooling import last_state, zero_padding
 
 
 # The recurrence walks the batch in blocks of this many rows (questions), so that a block's state and
@@ -265,7 +265,7 @@ class RCNN(nn.Module):
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         h, _ = self._recur(x, mask, None)
-        return h * mask.unsqueeze(-1).to(h.dtype)
+        return zero_padding(h, mask)
 
     def run(self, x: torch.Tensor, mask: torch.Tensor,
             state: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -277,7 +277,7 @@ class RCNN(nn.Module):
         h0 = x.new_zeros(x.shape[0], self.output_dim) if state is None else state[:, -1]
         h_T = torch.where((n > 0).unsqueeze(1), last_state(S, mask), h0)
         c_T = torch.cat([S_T[:, :-1], S_T[:, -1:] - self.bias], dim=1)
-        return S * mask.unsqueeze(-1).to(S.dtype), torch.cat([c_T, h_T.unsqueeze(1)], dim=1)
+        return zero_padding(S, mask), torch.cat([c_T, h_T.unsqueeze(1)], dim=1)
 
     @torch.no_grad()
     def decay(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

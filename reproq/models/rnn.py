@@ -27,6 +27,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from reproq.models import register
+from reproq.models.pooling import zero_padding
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ class _TorchRNN(nn.Module):
             index = reversal_index(mask).unsqueeze(-1)
             reverse = lambda states: states.gather(1, index.expand(-1, -1, states.shape[-1]))  # noqa: E731
             h = torch.cat([h, reverse(self.rnn_reverse(reverse(x))[0])], dim=-1)
-        return h * mask.unsqueeze(-1).to(h.dtype)
+        return zero_padding(h, mask)
 
 
     def run(self, x: torch.Tensor, mask: torch.Tensor,
@@ -106,7 +107,7 @@ class _TorchRNN(nn.Module):
         out, final = self.rnn(packed, self._to_torch(state))
         h, _ = pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
         final = torch.where((n > 0).view(B, 1, 1), self._from_torch(final), state)
-        return h * mask.unsqueeze(-1).to(h.dtype), final
+        return zero_padding(h, mask), final
 
 
 class LSTM(_TorchRNN):
