@@ -212,7 +212,8 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
     from reproq.results import code_version
 
     record_cost(profile, notebook.stem, {
-        "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "threads": threads(),
+        "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "peak_memory_read": memory.how,
+        "threads": threads(),
         "executor": os.environ.get(executors.ENVIRONMENT["executor"]) or "local",
         "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),

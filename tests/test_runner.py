@@ -111,7 +111,8 @@ def test_a_run_records_its_cost(notebook_dir, tmp_path):
     list(runner.run(profile="smoke", progress=False))
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_memory"]
     assert cost["seconds"] > 1.5 and cost["peak_memory_mb"] > 300 and cost["threads"] >= 1
-    assert {"cpu", "cores", "load_average_before", "load_average_after", "code_version", "finished"} <= set(cost)
+    assert {"cpu", "cores", "load_average_before", "load_average_after", "code_version", "finished",
+            "peak_memory_read"} <= set(cost)
 
 
 def test_notebooks_get_one_thread_unless_asked(notebook_dir, monkeypatch):

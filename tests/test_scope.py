@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from reproq import paths
+from reproq.peak_memory import KEPT_PEAK
 from reproq.results import scope
 
 NUMBERS = """paper,seed_file,table,dataset,split,method,setting,metric,value,note
@@ -141,12 +142,17 @@ def test_cost_table_from_the_runners_file(tmp_path):
         "seconds": 816.0, "peak_memory_mb": 3072, "threads": 1, "cpu": "AMD EPYC", "cores": 2,
         "load_average_before": [1.0, 1.0, 1.0], "load_average_after": [2.0, 1.5, 1.2], "code_version": "0.1.0+gabc"}}))
     text = scope.cost_markdown(cost)
-    assert "| `10_dos_santos` | 13.6 | 3.0 | 1 | 1.0 → 2.0 | AMD EPYC (2 cores) | 0.1.0+gabc |" in text
+    assert "| `10_dos_santos` | 13.6 | 3.0* | 1 | 1.0 → 2.0 | AMD EPYC (2 cores) | 0.1.0+gabc |" in text
     assert "| all" not in text  # a total only sums several notebooks
     two = json.loads(cost.read_text())
     two["11_rankine"] = dict(two["10_dos_santos"], seconds=184.0, peak_memory_mb=1024)
     cost.write_text(json.dumps(two))
     assert "| all 2 | 16.7 | 3.0 (largest) |" in scope.cost_markdown(cost)
+    # peaks a runner only sampled are marked, kept peaks are not
+    assert "sampled every half second" in text
+    two["10_dos_santos"]["peak_memory_read"] = two["11_rankine"]["peak_memory_read"] = KEPT_PEAK
+    cost.write_text(json.dumps(two))
+    assert "*" not in scope.cost_markdown(cost)
     readme = tmp_path / "README.md"
     readme.write_text("a\n<!-- scope:start -->\nold\n<!-- scope:end -->\n<!-- cost:start -->\nold\n<!-- cost:end -->\n")
     assert scope.update_readme(readme, text, block="cost")

@@ -15,6 +15,7 @@ import pandas as pd
 
 from reproq import paths
 from reproq.atomic import write_text
+from reproq.peak_memory import KEPT_PEAK
 
 PAPERS = ("lei2016", "tay2018", "dossantos2015", "smolyakov2017", "rankine2016")
 ROW_KEYS = ["dataset", "split", "method", "setting"]
@@ -144,13 +145,19 @@ def cost_markdown(cost_path: Path | None = None) -> str:
              "runs (`cpu` profile); a notebook not listed has not been run by a runner that records its cost yet.",
              "", "| notebook | minutes | peak memory (GB) | threads | load before → after (1 min) | CPU | code |",
              "|---|---|---|---|---|---|---|"]
+    sampled = [name for name, c in entries.items() if c.get("peak_memory_read") != KEPT_PEAK]
     for name, c in entries.items():
-        lines.append(f"| `{name}` | {c['seconds'] / 60:.1f} | {c['peak_memory_mb'] / 1024:.1f} | {c['threads']} | "
+        peak = f"{c['peak_memory_mb'] / 1024:.1f}" + ("*" if name in sampled else "")
+        lines.append(f"| `{name}` | {c['seconds'] / 60:.1f} | {peak} | {c['threads']} | "
                      f"{c['load_average_before'][0]:.1f} → {c['load_average_after'][0]:.1f} | {c['cpu']} "
                      f"({c['cores']} cores) | {c['code_version']} |")
     if len(entries) > 1:  # one after another, as `reproq run` runs them; memory is not summed: one kernel at a time
         lines.append(f"| all {len(entries)} | {sum(c['seconds'] for c in entries.values()) / 60:.1f} | "
                      f"{max(c['peak_memory_mb'] for c in entries.values()) / 1024:.1f} (largest) | | | | |")
+    if sampled:
+        lines += ["", "\\* the kernel's memory sampled every half second (a runner before the peak kept by the "
+                  "system was read): a shorter peak between two looks is missed, and the same notebook's moved by "
+                  "up to 1 GB from run to run."]
     return "\n".join(lines) + "\n"
 
 
