@@ -25,7 +25,7 @@ from torch import nn
 
 from reproq.atomic import write_json
 from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
-from reproq.models import build_encoder, count_parameters
+from reproq.models import build_encoder, count_parameters, rcnn_kernel
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
 from reproq.profiles import get as get_profile
@@ -81,6 +81,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
     times = interleaved({name: partial(_step, model, batches) for name, model in models.items()}, repeats, device)
     load_after = os.getloadavg()
     ratios = paired_ratios(times, "torch.nn.LSTM d=240")
+    kernel = rcnn_kernel.kernel() if device.type == "cpu" else None
     rows = [{"model": name, "parameters": count_parameters(models[name]),
              "seconds_per_batch": statistics.median(t), "questions_per_s": n_questions / statistics.median(t),
              "fastest_questions_per_s": n_questions / min(t), "relative_to_torch_lstm": ratios[name], "repeats": t}
@@ -89,6 +90,7 @@ def main(out_path: Path, *, profile: str = "cpu", device: str = "cpu") -> dict:
         "what": "forward+backward questions/s: titles and bodies of one batch, 200-d inputs",
         "batch": {"questions": n_questions, "title_tokens": title_len, "body_tokens": body_len},
         "profile": profile, "device": str(device), "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "rcnn_kernel_threads": None if kernel is None else kernel.threads(),  # those its element-wise passes use
         "huge_pages": huge_pages(), "cpu": cpu_name(), "cpu_capability": cpu_capability(),
         "load_average_before": load_before, "load_average_after": load_after,
         "load_warning": load_warning(load_before, load_after), "code_version": code_version(),

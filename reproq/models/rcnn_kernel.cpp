@@ -5,8 +5,10 @@
 // P [B, T, n+1, d]: on entry the projections (W^λ x_t + b^λ, W_i x_t, the last one + b); the forward writes
 // λ_t over the first and D_t = c_{t-1} - u_t over the others. The batch is walked in blocks of rows_per_block
 // (a block's states stay in cache); within a block's steps the threads share each product (ATen's own threads)
-// and the rows of each element-wise pass (at::parallel_for). Measured at two threads, this beat giving each thread
-// its own chunk of rows with single-threaded products (results/bench/README.md).
+// and the rows of each element-wise pass (at::parallel_for, which is serial unless this file is compiled with
+// OpenMP: rcnn_kernel.py). Measured at two threads, this beat giving each thread its own chunk of rows with
+// single-threaded products — but both were measured before the OpenMP flag, with every pass on one thread
+// (results/bench/README.md).
 
 #include <torch/extension.h>
 
@@ -242,6 +244,14 @@ std::vector<std::optional<at::Tensor>> backward(const at::Tensor& dH, const at::
   return {dP, dS0, with_h0 ? std::optional<at::Tensor>(dh0) : std::nullopt};
 }
 
+// How many threads the element-wise passes' at::parallel_for runs on: 1, whatever torch's count, where this file was
+// compiled without OpenMP (reproq/models/rcnn_kernel.py). The encoder benchmark records it.
+int64_t pass_threads() {
+  std::vector<char> seen(at::get_num_threads(), 0);
+  at::parallel_for(0, 1024, 1, [&](int64_t, int64_t) { seen[at::get_thread_num()] = 1; });
+  return std::count(seen.begin(), seen.end(), 1);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -249,4 +259,5 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("empty", [](const std::vector<int64_t>& sizes, const at::Tensor& like) { return pooled_empty(sizes, like.options()); },
         "an uninitialised buffer from the pool of large buffers (for the tests)");
   m.def("backward", &backward, "the RCNN's backward steps (reproq/models/rcnn.py _steps_backward)");
+  m.def("threads", &pass_threads, "how many threads the element-wise passes run on");
 }

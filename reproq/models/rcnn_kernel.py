@@ -24,6 +24,11 @@ CHOICES = ("auto", "cpp", "python")
 _TARGET_FLAGS = {"AVX512": ["-mavx512f", "-mavx512dq", "-mavx512bw", "-mavx512vl", "-mavx2", "-mfma"],
                  "AVX2": ["-mavx2", "-mfma"]}
 
+# at::parallel_for shares the rows of the kernel's element-wise passes among torch's threads only where the kernel is
+# compiled with OpenMP; without it the passes run on one thread whatever torch.get_num_threads() says. The library
+# it links (libgomp.so.1) is the one torch has already loaded, so the two share one pool of threads and its count.
+_OPENMP_FLAGS = ["-fopenmp"] if torch.backends.openmp.is_available() else []
+
 
 @cache
 def _build() -> tuple[ModuleType | None, str | None]:
@@ -33,7 +38,8 @@ def _build() -> tuple[ModuleType | None, str | None]:
         from torch.utils.cpp_extension import load
 
         module = load(name=f"reproq_rcnn_kernel_{capability.lower()}", sources=[str(SOURCE)],
-                      extra_cflags=["-O3", *_TARGET_FLAGS.get(capability, [])])
+                      extra_cflags=["-O3", *_TARGET_FLAGS.get(capability, []), *_OPENMP_FLAGS],
+                      extra_ldflags=_OPENMP_FLAGS)
     except Exception as error:  # no compiler, no ninja, a build error: each is a reason to fall back
         return None, f"{type(error).__name__}: {error}"
     return module, None

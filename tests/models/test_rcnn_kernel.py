@@ -144,6 +144,25 @@ def test_the_outputs_of_one_call_survive_the_next_and_inference_mode_leaves_no_t
 
 
 @needs_compiler
+@pytest.mark.skipif(not torch.backends.openmp.is_available(), reason="torch without OpenMP runs the passes on one thread")
+def test_the_passes_run_on_torchs_threads_and_agree_there_with_the_python_loops(monkeypatch, one_thread):
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
+    k = rcnn_kernel.kernel()
+    assert k.threads() == 1
+    torch.set_num_threads(2)
+    assert k.threads() == 2  # 1 where the kernel is built without OpenMP, whatever torch's count
+    torch.manual_seed(1)
+    model = build_encoder("rcnn", input_dim=5, hidden_dim=40).double()
+    _, mask = pad_batch([[1] * (1 + i % 9) for i in range(70)])  # 70 rows: several tasks of 16 for each thread
+    x = torch.randn(70, mask.shape[1], 5, dtype=torch.float64, requires_grad=True)
+    cpp = _values_and_gradients(lambda: model.run(x, mask), model, x)
+    monkeypatch.setenv("REPROQ_RCNN_KERNEL", "python")
+    python = _values_and_gradients(lambda: model.run(x, mask), model, x)
+    for a, b in zip(cpp, python):
+        torch.testing.assert_close(a, b, **TOLERANCES[torch.float64])
+
+
+@needs_compiler
 def test_the_environment_chooses_the_kernel(monkeypatch):
     monkeypatch.setenv("REPROQ_RCNN_KERNEL", "cpp")
     assert rcnn_kernel.kernel() is not None  # built, not silently replaced by the Python loops
