@@ -21,15 +21,16 @@ KEPT_PEAK = "peak kept by the system"  # PeakMemory.how when every reading was a
 
 
 def high_water_mark(pid: int | str = "self") -> int | None:
-    """The peak resident bytes of process ``pid`` so far, as Linux keeps it (``VmHWM``); None where it cannot be read."""
+    """The peak resident bytes of process ``pid`` so far, as Linux keeps it (``VmHWM``); 0 for a process without
+    memory of its own (a zombie: Linux writes no ``VmHWM`` then); None where it cannot be read."""
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) * 1024  # kB
+        return 0
     except (OSError, ValueError, IndexError):
-        pass
-    return None
+        return None
 
 
 def _reset_own_high_water_mark() -> bool:
@@ -39,7 +40,7 @@ def _reset_own_high_water_mark() -> bool:
             clear_refs.write("5")
     except OSError:
         return False
-    return high_water_mark() is not None
+    return bool(high_water_mark())
 
 
 class PeakMemory:
@@ -59,8 +60,9 @@ class PeakMemory:
 
         def peak_or_current(process, peak: int | None) -> int:
             if peak is None:
+                current = process.memory_info().rss  # raises for a process that has gone: it is then not counted
                 self.sampled = True
-                return process.memory_info().rss
+                return current
             return peak
 
         if not self.children:

@@ -33,3 +33,14 @@ def test_own_peak_is_reset_on_entry_and_counts_a_short_peak():
     with PeakMemory(every=10.0, children=False) as second:
         pass
     assert first.peak_mb - second.peak_mb > 250 and not first.sampled
+
+
+def test_a_child_that_has_ended_but_is_not_yet_reaped_leaves_the_reading_a_kept_peak():
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    time.sleep(1.0)  # it has exited; without a wait() it stays a zombie, whose status has no VmHWM
+    try:
+        with PeakMemory(every=10.0) as memory:
+            pass
+    finally:
+        zombie.wait()
+    assert memory.how == KEPT_PEAK
