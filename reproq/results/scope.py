@@ -156,8 +156,7 @@ def cost_markdown(cost_path: Path | None = None) -> str:
                      f"{max(c['peak_memory_mb'] for c in entries.values()) / 1024:.1f} (largest) | | | | |")
     if sampled:
         lines += ["", "\\* the kernel's memory sampled every half second (a runner before the peak kept by the "
-                  "system was read): a shorter peak between two looks is missed, and the same notebook's moved by "
-                  "up to 1 GB from run to run."]
+                  "system was read): a shorter peak between two looks is missed."]
     return "\n".join(lines) + "\n"
 
 
