@@ -10,8 +10,6 @@ from reproq.peak_memory import KEPT_PEAK, PeakMemory, high_water_mark
 
 pytestmark = pytest.mark.skipif(high_water_mark() is None, reason="the system keeps no peak resident memory")
 
-MB = 2**20
-
 
 def test_a_childs_short_peak_between_two_looks_counts():
     # the child holds 300 MB for 0.2 s, well inside the first of two looks 10 s apart, then idles until it is read
