@@ -151,7 +151,8 @@ def _bench(args) -> int:
 def _scope(args) -> int:
     from reproq.results import scope  # pandas: only this command needs it
 
-    tables = {"scope": scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers()),
+    table = scope.scope_table()
+    tables = {"papers": scope.papers_markdown(table), "scope": scope.scope_markdown(table, scope.beyond_the_papers()),
               "cost": scope.cost_markdown()}
     for block, markdown in tables.items():
         if not args.write:
@@ -174,7 +175,7 @@ def _report(args) -> int:
     print(built.counts.to_string(index=False))
     print(f"report: {page}")
     if args.write:
-        if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(built.counts, built.claims),
+        if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(built.counts, built.claims, built.rows),
                                block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
         if site.chromium() is None:

@@ -109,7 +109,7 @@ def test_a_broken_image_is_seen_by_the_browser(tmp_path):
 
 def test_the_readme_shows_the_current_verdict_counts():
     built = report.build()
-    expected = report.counts_markdown(built.counts, built.claims)
+    expected = report.counts_markdown(built.counts, built.claims, built.rows)
     readme = (paths.ROOT / "README.md").read_text()
     assert expected in readme, "README.md's verdict counts are stale: run `reproq report --write`"
 

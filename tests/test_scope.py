@@ -158,3 +158,18 @@ def test_cost_table_from_the_runners_file(tmp_path):
     assert scope.update_readme(readme, text, block="cost")
     assert "old\n<!-- scope:end -->" in readme.read_text() and "13.6" in readme.read_text()
     assert "not been run" in scope.cost_markdown(tmp_path / "missing.json")
+
+
+def test_the_readme_opens_with_the_papers_table_of_the_committed_results():
+    """The README's first table (what each paper has, what is built of it) comes from the records: regenerate it with
+    `reproq scope --write`."""
+    markdown = scope.papers_markdown(scope.scope_table())
+    assert markdown in (paths.ROOT / "README.md").read_text(), "README papers table is stale: run `reproq scope --write`"
+
+
+def test_the_papers_table_lists_each_item_under_its_status(fake):
+    results, csv = fake
+    text = scope.papers_markdown(scope.scope_table(results, csv))
+    lei = next(line for line in text.splitlines() if line.startswith("| Lei"))
+    # Table 2 has a real record; Table 10 only synthetic ones; the figures nothing
+    assert lei.split(" | ")[2:] == ["Table 2", "Table 10", "Figures 3, 4, 5 |"]

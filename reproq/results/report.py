@@ -15,7 +15,7 @@ split, method, setting and metric (one row per variant of ours):
 
 A result figure has no number to compare: it is *not built*, *pipeline only*, or *drawn on real data* (compare by
 eye, the paper's value is marked on it). The summary counts the verdicts per paper, and tests the papers' claims
-(:data:`CLAIMS`) on real data, seed by seed (:func:`reproq.results.records.paired_difference`).
+(each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.records.paired_difference`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ import pandas as pd
 
 from reproq import paths
 from reproq.results.records import KEYS, Record, paired_difference, summarize
-from reproq.results.scope import FIGURES, PAPERS, item_order
+from reproq.papers import PAPERS
+from reproq.results.scope import FIGURES, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
 
 VERDICTS = ("reproduced", "not reproduced", "pipeline only", "not built")
@@ -39,48 +40,13 @@ RATIO_TOLERANCE = 0.01  # one point on a 0-100 scale
 RELATIVE_TOLERANCE = 0.01  # of the paper's value, for counts, sizes and times
 SPREAD = 2.0  # standard deviations of the seeds
 
-PAPER_TITLES = {
-    "lei2016": "Lei et al. 2016 — semi-supervised question retrieval with gated convolutions (AskUbuntu)",
-    "tay2018": "Tay et al. 2018 — QRNN and CTRN for answer ranking (TrecQA, QatarLiving, YahooQA)",
-    "dossantos2015": "dos Santos et al. 2015 — BOW-CNN for duplicate questions (AskUbuntu)",
-    "smolyakov2017": "Smolyakov & Srikant 2017 — AskUbuntu → Android domain adaptation",
-    "rankine2016": "Rankine 2016 — CBOW and GRU variants on AskUbuntu",
-}
-
-# Why a number has no real-data record here, by dataset (facts about the data; README "Data")
-WHY = {
-    ("synthetic stand-in", "askubuntu"): "the AskUbuntu corpus is not reachable here: the synthetic stand-in (the same "
-                                         "notebook runs on the real data for a user who has it)",
-    ("synthetic stand-in", "android"): "the Android corpus is not reachable here (its pair files are): the stand-in",
-    ("not run here", "english"): "dos Santos et al.'s English StackExchange set is not available here",
-    ("not run here", "yahooqa"): "YahooQA's env.pkl.zip has no pinned hash, so it is never downloaded",
-}
-
-
-def why(data: str, dataset: str) -> str:
-    """Why a row is on the stand-in or not run (:data:`WHY`); blank for real data."""
+def why(paper: str, data: str, dataset: str) -> str:
+    """Why a row of ``paper`` is on the stand-in or not run (the paper's ``stand_in`` and ``unavailable``, facts about
+    the data: README "Data"); blank for real data."""
     if data == "real":
         return ""
-    return WHY.get((data, dataset), "no notebook records this number yet" if data == "not run here" else "")
-
-
-# Claims each paper makes in its text, as (paper, claim, a, b, metric, where): "a beats b on metric where ...".
-CLAIMS = (
-    ("tay2018", "CTRN > QRNN on TrecQA, trained on TRAIN (Table 6)", "CTRN", "QRNN", "MAP",
-     dict(table="Table 6", dataset="trecqa", split="test", setting="train=TRAIN")),
-    ("tay2018", "CTRN > QRNN on TrecQA, trained on TRAIN-ALL (Table 6)", "CTRN", "QRNN", "MAP",
-     dict(table="Table 6", dataset="trecqa", split="test", setting="train=TRAIN-ALL")),
-    ("tay2018", "QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)", "QRNN", "LSTM", "MAP",
-     dict(table="Table 6", dataset="trecqa", split="test", setting="train=TRAIN")),
-    ("lei2016", "RCNN > LSTM on AskUbuntu (Table 2)", "RCNN", "LSTM", "MAP",
-     dict(table="Table 2", dataset="askubuntu", split="test")),
-    ("dossantos2015", "BOW-CNN > TF-IDF on AskUbuntu titles (Table 3)", "BOW-CNN", "TFIDF", "Accuracy@1",
-     dict(table="Table 3", dataset="askubuntu", split="test", setting="title")),
-    ("smolyakov2017", "adversarial > direct transfer to Android, LSTM (Table 7)", "LSTM-adversarial", "LSTM-direct",
-     "AUC(0.05)", dict(table="Table 7", dataset="android", split="test")),
-    ("rankine2016", "weighted CBOW > TF-IDF on AskUbuntu (Table 1)", "Weighted CBOW", "TF-IDF", "MRR",
-     dict(table="Table 1", dataset="askubuntu", split="test")),
-)
+    known = PAPERS[paper].stand_in if data == "synthetic stand-in" else PAPERS[paper].unavailable
+    return known.get(dataset, "no notebook records this number yet" if data == "not run here" else "")
 
 
 @dataclass(frozen=True)
@@ -168,7 +134,7 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
     the gap, the data (real / synthetic stand-in / not run here) and why, the verdict and the notebook folder that
     made it."""
     theirs = paper_numbers()
-    theirs = theirs[theirs.paper.isin(PAPERS)][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
+    theirs = theirs[theirs.paper.isin(list(PAPERS))][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
     ours = summarize(records)
     where = pd.DataFrame([{**{k: getattr(r, k) for k in KEYS}, "variant": r.variant, "where": r.config["where"],
                            "file": r.config["file"]} for r in records],
@@ -179,7 +145,7 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
     rows["synthetic"] = rows["synthetic"].astype("boolean").fillna(False).astype(bool)
     rows["gap"] = (rows["mean"] - rows["paper value"]).where(~rows["synthetic"])
     rows["data"] = np.where(rows["n"] == 0, "not run here", np.where(rows["synthetic"], "synthetic stand-in", "real"))
-    rows["why"] = [why(d, dataset) for d, dataset in zip(rows["data"], rows["dataset"])]
+    rows["why"] = [why(paper, d, dataset) for paper, d, dataset in zip(rows["paper"], rows["data"], rows["dataset"])]
     rows["verdict"] = [verdict(p, m, s, n, synthetic=syn, metric=metric, printed=printed)
                        for p, m, s, n, syn, metric, printed in zip(rows["paper value"], rows["mean"], rows["std"],
                                                                    rows["n"], rows["synthetic"], rows["metric"],
@@ -213,11 +179,12 @@ def _shows(stem: str, paper: str, number: int) -> bool:
 
 
 def claim_rows(records: list[Record]) -> pd.DataFrame:
-    """Each claim of :data:`CLAIMS` tested seed by seed on real data: Δ = a − b, its 95 % interval, the verdict
-    (*confirmed* where the interval is above 0, *contradicted* where below, *not shown* otherwise; *not testable
-    here* without real records of both)."""
+    """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data: Δ = a − b, its 95 %
+    interval, the verdict (*confirmed* where the interval is above 0, *contradicted* where below, *not shown*
+    otherwise; *not testable here* without real records of both)."""
     rows = []
-    for paper, claim, a, b, metric, where in CLAIMS:
+    for paper, claim, a, b, metric, where in ((p.key, c.text, c.a, c.b, c.metric, c.where)
+                                              for p in PAPERS.values() for c in p.claims):
         real = [r for r in records if r.paper == paper and not r.synthetic]
         try:
             d = paired_difference(real, a, b, metric=metric, **where)
@@ -251,8 +218,9 @@ def shown_value(paper: str, metric: str, value: float) -> str:
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
-def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame) -> str:
-    """The verdict counts and the claims as Markdown for the README (``reproq report --write``)."""
+def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFrame | None = None) -> str:
+    """The verdict counts, the claims and (with ``rows``, :func:`table_rows`) every real-data row that does not
+    reproduce, as Markdown for the README (``reproq report --write``)."""
     header = ("Generated by `reproq report` (`reproq/results/report.py`) from the committed records; the rule that "
               "gives each verdict is in that module's docstring. Rows are the papers' numbers (× each variant of "
               "ours); figures are counted apart.")
@@ -263,4 +231,22 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame) -> str:
         numbers = f": Δ = {c.delta:+.3f}" + (f" [{c.low:+.3f}, {c.high:+.3f}]" if c.low == c.low else "") \
             + f", {c.seeds} seed{'s' if c.seeds != 1 else ''}" if c.delta == c.delta else ""
         lines.append(f"- {c.paper}: {c.claim} — **{c.verdict}**{numbers}")
+    if rows is not None:
+        lines += ["", not_reproduced_markdown(rows)]
     return "\n".join(lines) + "\n"
+
+
+def not_reproduced_markdown(rows: pd.DataFrame) -> str:
+    """Every real-data row that does not reproduce, per paper and table: ours against the paper's printed number
+    (the notebook named beside each table says why)."""
+    missed = rows[rows.verdict == "not reproduced"]
+    lines = [f"The rows that do not reproduce ({len(missed)}), ours (paper), each table's notebook saying why:", ""]
+    for (paper, table), group in missed.groupby(["paper", "table"], sort=False):
+        shown = []
+        for r in group.itertuples(index=False):
+            what = " ".join(v for v in (r.dataset, r.split, r.method, r.setting, r.metric, r.variant)
+                            if v and v != "-")
+            shown.append(f"{what} {shown_value(paper, r.metric, r.mean)} ({r.printed})")
+        where = ", ".join(f"`{w}`" for w in dict.fromkeys(group["where"]) if w)
+        lines.append(f"- {PAPERS[paper].short} {table} ({len(group)}; {where}): " + "; ".join(shown))
+    return "\n".join(lines)

@@ -17,7 +17,7 @@ import pandas as pd
 from reproq import paths
 from reproq.atomic import read_json, replace_atomically, write_json, write_text
 from reproq.results.records import Provenance, Record, code_version
-from reproq.results.tables import compare, format_table, paper_layout, side_by_side
+from reproq.results.tables import compare, format_table, paper_layout, seeds_note, side_by_side
 
 
 class Run:
@@ -90,11 +90,13 @@ class Run:
     def report(self, records: Sequence[Record], name: str, *, caption: str, scale: float = 1.0,
                decimals: int = 1) -> pd.DataFrame:
         """Save ``records`` and their side-by-side table with the paper (see :func:`compare`); return a
-        compact copy for display (key columns that are the same on every row are left out)."""
+        compact copy for display (key columns that are the same on every row are left out). The caption ends with
+        what the table's ``±`` is (:func:`seeds_note`), from the records themselves."""
         synthetic = any(r.synthetic for r in records)
         self.save_records(records, name)
         table = format_table(compare(records, scale=scale), decimals=decimals)
-        self.save_table(table, name, synthetic=synthetic, caption=caption, markdown=paper_layout(table))
+        self.save_table(table, name, synthetic=synthetic, caption=f"{caption} {seeds_note(records)}",
+                        markdown=paper_layout(table))
         return side_by_side(table)
 
     def save_figure(self, fig, name: str, *, synthetic: bool) -> Path:

@@ -1,8 +1,8 @@
 """What this study covers: every table and result figure of the five papers, generated from data.
 
 Tables and their rows come from ``paper_numbers.csv``; coverage and status come from the records
-under ``results/<notebook>/*.jsonl``. The only hand-written list is :data:`FIGURES`, facts about the
-papers. Whether a number *reproduces* the paper is not decided here.
+under ``results/<notebook>/*.jsonl``. The only hand-written lists are the papers' result figures
+(:mod:`reproq.papers`). Whether a number *reproduces* the paper is not decided here.
 """
 
 from __future__ import annotations
@@ -15,36 +15,14 @@ import pandas as pd
 
 from reproq import paths
 from reproq.atomic import write_text
+from reproq.papers import PAPERS
 from reproq.peak_memory import KEPT_PEAK
 
-PAPERS = ("lei2016", "tay2018", "dossantos2015", "smolyakov2017", "rankine2016")
 ROW_KEYS = ["dataset", "split", "method", "setting"]
-
-# Figures that show a result: all but architecture diagrams and worked examples. Dataset-statistics and
-# training-setting plots stay, like their table counterparts in paper_numbers.csv (Lei Tables 1 and 3,
-# Smolyakov Table 2). Seed files are in /work/shared/seeds/.
-FIGURES = (
-    # 000_1eb555c2ca15b20a.txt, section 7 "Results", paragraphs "Pre-training" and "Adaptive Decay"
-    # (Figures 1-2 are an example pair and the model diagram)
-    ("lei2016", "Figure 3", "heldout perplexity vs dev MRR during encoder-decoder pre-training"),
-    ("lei2016", "Figure 4", "scalar-decay gate 1 - lambda_t shown over words of example questions"),
-    ("lei2016", "Figure 5", "max and mean of the 400-d gate 1 - lambda_t per word position, dev+test"),
-    # 001_9157be3a3951a43e.txt, section "Runtime Comparison" (Figures 1-2 are architecture)
-    ("tay2018", "Figure 3", "runtime of all recurrent models on TrecQA TRAIN-ALL, d = 800"),
-    # 002_1b2fe520115214a8.txt: Figures 1-2 are architecture only; 004_afb19b87d6db3268.txt: no figures
-    # 003_6d6226b7de5bc4d3.txt, Figures 1-2 in section 3.1 "Dataset" (3-7 are architecture)
-    ("smolyakov2017", "Figure 1", "AskUbuntu dataset description (word-length distribution)"),
-    ("smolyakov2017", "Figure 2", "Android dataset description (word-length distribution)"),
-    # 003_6d6226b7de5bc4d3.txt, Figures 8-15 at the end of section 6, discussed in section 7
-    ("smolyakov2017", "Figure 8", "in-domain LSTM and CNN training loss (Experiment 1)"),
-    ("smolyakov2017", "Figure 9", "learning-rate schedule (all experiments)"),
-    ("smolyakov2017", "Figure 10", "ROC curves, direct transfer TF-IDF/LSTM/CNN (Experiment 2)"),
-    ("smolyakov2017", "Figure 11", "TF-IDF score histogram of similar vs dissimilar pairs (Experiment 2)"),
-    ("smolyakov2017", "Figure 12", "LSTM and CNN total adversarial training loss (Experiment 2)"),
-    ("smolyakov2017", "Figure 13", "discriminator training loss (Experiment 2)"),
-    ("smolyakov2017", "Figure 14", "gradient norms of the domain classifier (Experiment 2)"),
-    ("smolyakov2017", "Figure 15", "ROC curves of Siamese RNN and doc2vec (Experiment 3)"),
-)
+# Figures that show a result: all but architecture diagrams and worked examples (each paper's ``figures``).
+# Dataset-statistics and training-setting plots stay, like their table counterparts in paper_numbers.csv (Lei Tables
+# 1 and 3, Smolyakov Table 2).
+FIGURES = tuple((paper.key, item, what) for paper in PAPERS.values() for item, what in paper.figures)
 
 
 def read_records(results_dir: Path) -> pd.DataFrame:
@@ -70,7 +48,7 @@ def item_order(paper: str, item: str) -> tuple[int, int, int]:
     """Where ``paper``'s ``item`` ("Table 2", "Figure 3") comes: papers in :data:`PAPERS` order, then tables before
     figures, by number."""
     kind, number = re.fullmatch(r"(Table|Figure) (\d+)", item).groups()
-    return PAPERS.index(paper), kind == "Figure", int(number)
+    return list(PAPERS).index(paper), kind == "Figure", int(number)
 
 
 def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None) -> pd.DataFrame:
@@ -112,7 +90,7 @@ def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None
 def beyond_the_papers(results_dir: Path | None = None) -> dict[str, list[str]]:
     """Tables of records that are beyond the papers (paper ``"reproq"``) -> their notebook folders."""
     records = read_records(results_dir or paths.ROOT / "results")
-    beyond = records[~records.paper.isin(PAPERS)]
+    beyond = records[~records.paper.isin(list(PAPERS))]
     return {table: sorted(set(group["where"])) for table, group in beyond.groupby("table")}
 
 
@@ -133,6 +111,30 @@ def scope_markdown(table: pd.DataFrame, beyond: dict[str, list[str]] | None = No
     if beyond:
         listed = "; ".join(f"{table} ({', '.join(where)})" for table, where in beyond.items())
         lines += ["", f"Beyond the papers: {listed}"]
+    return "\n".join(lines) + "\n"
+
+
+def _items(items: list[str]) -> str:
+    """``["Table 1", "Table 2", "Figure 3"]`` -> ``"Tables 1, 2, Figure 3"``."""
+    parts = []
+    for kind in ("Table", "Figure"):
+        numbers = [i.split()[1] for i in items if i.startswith(kind)]
+        if numbers:
+            parts.append(f"{kind}{'s' if len(numbers) > 1 else ''} {', '.join(numbers)}")
+    return ", ".join(parts)
+
+
+def papers_markdown(table: pd.DataFrame) -> str:
+    """The README's opening table: per paper, its citation, what it has (:mod:`reproq.papers`), and what the study
+    built of it, by the status of each item in the scope table (:func:`scope_table`)."""
+    lines = ["Generated by `reproq scope --write` from the records in `results/` (the scope table below, item by item).",
+             "", "| paper | what it has | built here, on real data | on the synthetic stand-in only | not built |",
+             "|---|---|---|---|---|"]
+    for key, paper in PAPERS.items():
+        mine = table[table.paper == key]
+        built = [_items(list(mine[mine.status == s].item)) or "—"
+                 for s in ("real data", "synthetic stand-in only", "not built")]
+        lines.append(f"| {paper.citation} | {paper.has} | " + " | ".join(built) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproq import atomic, paths
+from reproq.papers import PAPERS
 from reproq.results import report
 from reproq.results.records import code_version
 from reproq.results.scope import scope_table
@@ -50,7 +51,7 @@ def _slug(text: str) -> str:
 
 
 def _short(paper: str) -> str:
-    return report.PAPER_TITLES[paper].split(" — ")[0]
+    return PAPERS[paper].short
 
 
 def _verdict_cell(verdict: str) -> str:
@@ -142,7 +143,7 @@ def build_site(out_dir: Path, built: report.Report, *, profile: str = "cpu") -> 
              "<h3>The papers' claims, tested on real data (Δ = a − b, seed by seed, 95 % interval)</h3>",
              claims_shown.to_html(index=False, border=0)]
     scope = scope_table(built.results_dir)
-    for paper, title in report.PAPER_TITLES.items():
+    for paper, title in ((key, p.title) for key, p in PAPERS.items()):
         parts.append(f"<h2 id='{paper}'>{html.escape(title)}</h2>")
         for item in scope[scope.paper == paper].item:
             anchor, mine = f"{paper}-{_slug(item)}", rows[(rows.paper == paper) & (rows.table == item)]

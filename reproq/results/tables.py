@@ -85,6 +85,22 @@ def format_table(table: pd.DataFrame, *, decimals: int = 1) -> pd.DataFrame:
     return shown.round(decimals)
 
 
+def seeds_note(records: Sequence[Record]) -> str:
+    """What a table's ``±`` means, from its records: one seed per row, the same number of seeds everywhere, or each
+    row's own (its ``n``).
+
+    >>> rs = [Record("p", "T", "d", "s", m, "-", "MAP", 0.5, seeds=(s,)) for m, s in (("A", 1), ("A", 2), ("B", 1))]
+    >>> seeds_note(rs[2:]), seeds_note(rs[:2]), seeds_note(rs)
+    ('One seed per row: no spread.', 'Mean ± std over 2 seeds.', 'Mean ± std over the seeds of each row (n); a row of one seed has no spread.')
+    """
+    counts = set(summarize(records)["n"]) if records else set()
+    if counts <= {1}:
+        return "One seed per row: no spread."
+    if len(counts) == 1:
+        return f"Mean ± std over {counts.pop()} seeds."
+    return "Mean ± std over the seeds of each row (n); a row of one seed has no spread."
+
+
 def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
     """A compact view of a :func:`compare` table for reading: one row per method (and whatever else varies),
     one column per (split, metric), the paper's number under the reproduced one. Key columns that are the
@@ -94,8 +110,6 @@ def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
     rows = [c for c in KEYS + ["variant"] if c not in ("split", "metric") and table[c].nunique() > 1]
     columns = [c for c in ("split", "metric") if table[c].nunique() > 1] or ["metric"]
     return table.pivot_table(index=rows or ["method"], columns=columns, values=shown, aggfunc="first", sort=False)
-
-
 
 
 def paper_layout(table: pd.DataFrame) -> pd.DataFrame:

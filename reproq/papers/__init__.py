@@ -1,0 +1,20 @@
+"""One home per paper: what is that paper's, in one module each.
+
+- :mod:`~reproq.papers.lei2016` — Lei et al. 2016, gated convolutions (RCNN) and pre-training on AskUbuntu;
+- :mod:`~reproq.papers.tay2018` — Tay et al. 2018, QRNN and CTRN for answer ranking;
+- :mod:`~reproq.papers.dossantos2015` — dos Santos et al. 2015, BOW-CNN;
+- :mod:`~reproq.papers.smolyakov2017` — Smolyakov & Srikant 2017, AskUbuntu → Android domain adaptation;
+- :mod:`~reproq.papers.rankine2016` — Rankine 2016, CBOW and GRU variants.
+
+Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here);
+what several papers share (batches, evaluation, training runs) stays in the task packages.
+"""
+
+from __future__ import annotations
+
+from reproq.papers import dossantos2015, lei2016, rankine2016, smolyakov2017, tay2018
+from reproq.papers.paper import Claim, Paper
+
+PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in (lei2016, tay2018, dossantos2015, smolyakov2017, rankine2016)}
+
+__all__ = ["PAPERS", "Claim", "Paper"]

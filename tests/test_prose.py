@@ -1,0 +1,91 @@
+"""Every decimal typed into the README or a notebook's Markdown is one the records hold (reproq.results.prose)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from reproq import paths
+from reproq.results import prose
+
+
+def test_every_typed_number_of_the_readme_and_the_notebooks_is_in_the_records():
+    missing = prose.check()
+    assert not missing, "typed numbers that no record holds (fix the prose, or generate it from the records):\n" + \
+        "\n".join(f"  {t.where}: {t.text}   | {t.line[:120]}" for t in missing)
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """A copy of the README, the notebooks and the committed results, to plant numbers in."""
+    for name in ("notebooks", "results"):
+        shutil.copytree(paths.ROOT / name, tmp_path / name)
+    shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
+    return tmp_path
+
+
+def test_a_number_in_no_record_fails_in_the_readme(copy):
+    readme = copy / "README.md"
+    readme.write_text(readme.read_text() + "\n- **TrecQA** (notebook 04): QRNN reaches 0.43219 MAP.\n")
+    assert [t.text for t in prose.check(copy)] == ["0.43219"]
+
+
+def test_a_number_in_no_record_fails_in_a_notebook(copy):
+    path = copy / "notebooks" / "04_trecqa_ctrn.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {},
+                        "source": ["QRNN on TRAIN reaches 0.43219 MAP, CTRN 0.748 (paper 0.7582)."]})
+    path.write_text(json.dumps(nb))
+    missing = prose.check(copy)
+    assert [(t.text, t.where.split(",")[0]) for t in missing] == [("0.43219", "04_trecqa_ctrn.ipynb")]
+
+
+def test_a_notebook_reads_only_its_own_results_folder(copy):
+    """A number of notebook 04's records, typed into notebook 11, is not found there."""
+    path = copy / "notebooks" / "11_rankine.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": ["QRNN 0.75772"]})
+    path.write_text(json.dumps(nb))
+    assert [t.text for t in prose.check(copy)] == ["0.75772"]
+
+
+def test_what_is_not_a_typed_number():
+    text = """Python ≥ 3.11 and torch==2.13.0; Lucene 4.10 and 8.8.1; MIT 6.864 project; §4.2 and § 6.1.
+
+```python
+x = 0.25
+```
+Inline `lr = 0.001` is code. <!-- cost:start -->
+| 02 | 5.9 |
+<!-- cost:end -->
+But 0.757 is, and so are −0.009, 1,234.5 and 52.0."""
+    assert [t.text for t in prose.typed_numbers(text)] == ["0.757", "-0.009", "1234.5", "52.0"]
+    assert [t.where for t in prose.typed_numbers(text, "README.md")][0] == "README.md:9"
+
+
+def test_a_full_value_rounds_one_way_a_printed_cell_both_ways():
+    """The README once said 0.749 for a record of 0.74848: the record tells; the table's 0.7485 cannot."""
+    number = lambda text: prose.Typed(text, "", "")  # noqa: E731
+    record = prose.Pool(prose._point(0.74848))
+    assert record.holds(number("0.748")) and not record.holds(number("0.749"))
+    cell = prose.Pool(prose._printed("0.7485 ± 0.0017"))
+    assert cell.holds(number("0.748")) and cell.holds(number("0.749")) and cell.holds(number("0.002"))
+    assert not cell.holds(number("0.747"))
+
+
+def test_percentages_and_signs():
+    pool = prose.Pool(prose._point(0.5204) + prose._point(-0.02246))
+    assert all(pool.holds(prose.Typed(t, "", "")) for t in ("52.0", "52.04", "0.520", "-0.022"))
+    assert not any(pool.holds(prose.Typed(t, "", "")) for t in ("52.1", "0.022", "-0.023"))
+
+
+def test_readme_paragraphs_read_the_notebooks_they_name():
+    folders = ["01_lexical_baselines", "02_lei_neural_encoders", "03_pooling_body_smolyakov", "04_trecqa_ctrn",
+               "07_lei_gates", "bench"]
+    assert prose.mentioned("(notebooks 07 and 01; pipeline", folders) == ["01_lexical_baselines", "07_lei_gates"]
+    assert prose.mentioned("notebooks 01–03 from pipeline checks", folders) == folders[:3]
+    assert prose.mentioned("see `results/04_trecqa_ctrn/tay2018_table6.md` and `results/bench/`", folders) == \
+        ["04_trecqa_ctrn", "bench"]
+    assert prose.mentioned("no notebook named", folders) == []
