@@ -4,7 +4,7 @@ A :class:`Profile` has a section per part of the study — the synthetic stand-i
 baselines, question retrieval (Lei et al., Smolyakov & Srikant), answer selection (Tay et al.) and the
 two speed benchmarks — so a notebook reads ``profile.<part>`` and never branches on the profile's name.
 The papers' own settings are not repeated here: they are the defaults of the configs (``reproq.models``
-encoder configs hold Lei et al.'s Table 3 sizes, ``answer_selection.run.TrainConfig`` Tay et al.'s
+encoder configs hold Lei et al.'s Table 3 sizes, ``answer_selection.inputs.TrainConfig`` Tay et al.'s
 epochs); a profile only says how far to shrink them.
 
 - ``smoke``: every code path in seconds (the tests and CI).
@@ -58,7 +58,7 @@ class Adaptation:
 
 @dataclass(frozen=True)
 class DosSantos:
-    """dos Santos et al.'s full-collection retrieval (:mod:`reproq.question_retrieval.bow_cnn`)."""
+    """dos Santos et al.'s full-collection retrieval (:mod:`reproq.question_retrieval.full_collection_training`)."""
 
     seeds: tuple[int, ...]
     valid_queries: int  # Table 1: 1,991 validation queries (AskUbuntu)

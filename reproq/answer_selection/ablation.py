@@ -2,7 +2,7 @@
 
 Each variant trains one method on the training set with one seed; DEV MAP ranks them, and TEST is read once, for
 the variant DEV chose — never to choose. :func:`chosen` turns the table's chosen row into what the notebooks then
-train every model with (:func:`~reproq.answer_selection.run.prepare`'s ``vectors`` and ``features``, and the
+train every model with (:func:`~reproq.answer_selection.inputs.prepare`'s ``vectors`` and ``features``, and the
 :class:`~reproq.models.answer_ranker.RankerConfig` overrides). The variants of the features:
 
 - none: the network alone (``n_features = 0``);
@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from reproq.answer_selection.configs import tay_configs
-from reproq.answer_selection.run import Prepared, prepare, run_one
+from reproq.answer_selection.inputs import AnswerInputs, prepare
+from reproq.answer_selection.run import run_one
 from reproq.profiles import AnswerSelection
 from reproq.train.runs import RunResult
 
@@ -73,10 +74,10 @@ def run_ablation(dataset: str, p: AnswerSelection, method: str, seed: int, *, ve
     return _read_test_where_dev_chose(rows)
 
 
-def run_budgets(data: Prepared, p: AnswerSelection, methods: Sequence[str], seed: int, budgets: Mapping[str, dict], *,
+def run_budgets(data: AnswerInputs, p: AnswerSelection, methods: Sequence[str], seed: int, budgets: Mapping[str, dict], *,
                 train_split: str = "train-all", ranker: dict | None = None, **run_options) -> pd.DataFrame:
     """How far training budget is what is missing: each of ``methods`` trained on ``train_split`` with each budget
-    (name -> :class:`~reproq.answer_selection.run.TrainConfig` overrides, e.g. ``{"epochs": 5, "max_batches": None}``)
+    (name -> :class:`~reproq.answer_selection.inputs.TrainConfig` overrides, e.g. ``{"epochs": 5, "max_batches": None}``)
     and one seed. One row per (method, budget): DEV MAP and MRR, the best epoch, and, per method, TEST for the budget
     DEV chose."""
     rows = []

@@ -96,7 +96,7 @@ def _bucketed(order: np.ndarray, lengths: np.ndarray, batch_size: int, rng) -> l
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def train_batches(pairs: PairSet, epoch: int, *, seed: int, batch_size: int, pairwise: bool,
+def training_batches(pairs: PairSet, epoch: int, *, seed: int, batch_size: int, pairwise: bool,
                   max_batches: int | None = None) -> list[PairBatch]:
     """The batches of one epoch, drawn from ``numpy.random.default_rng((seed, epoch))``."""
     rng = np.random.default_rng((seed, epoch))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import fields, replace
 
-from reproq.answer_selection.run import Prepared, TrainConfig
+from reproq.answer_selection.inputs import AnswerInputs, TrainConfig
 from reproq.models.answer_ranker import RankerConfig
 from reproq.profiles import AnswerSelection
 
@@ -18,7 +18,7 @@ SETTING_NAMES = {"train": "TRAIN", "train-all": "TRAIN-ALL"}  # Tay et al. Table
 PAPER_MODELS = ("QRNN", "CTRN")  # the models Tay et al. are about: profile.answer_selection.seeds (the others: baseline_seeds)
 
 
-def tay_configs(p: AnswerSelection, data: Prepared, method: str, train_split: str = "train", *,
+def tay_configs(p: AnswerSelection, data: AnswerInputs, method: str, train_split: str = "train", *,
                 ranker: dict | None = None) -> list[TrainConfig]:
     """``method`` trained on ``train_split`` of ``data`` with the profile's sizes and epochs (per TrecQA training
     set, or per dataset elsewhere), one configuration per point of the profile's grid (one without a grid);

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from reproq.answer_selection.batches import pair_set, train_batches
-from reproq.answer_selection.run import TrainConfig
+from reproq.answer_selection.batches import pair_set, training_batches
+from reproq.answer_selection.inputs import TrainConfig
 from reproq.atomic import write_json
 from reproq.bench import cpu_capability, cpu_name
 from reproq.data import trecqa
@@ -55,7 +55,7 @@ class _Trainer:
         self.objective = (objectives.MaxMarginObjective(margin=TrainConfig.margin, l2=0.0) if pairwise
                           else objectives.SoftmaxCrossEntropyObjective())
         self.optimizer = torch.optim.Adam([p for p in self.model.parameters() if p.requires_grad], lr=1e-3)
-        self.batches = train_batches(pairs, 1, seed=0, batch_size=batch_size, pairwise=pairwise)
+        self.batches = training_batches(pairs, 1, seed=0, batch_size=batch_size, pairwise=pairwise)
 
     def step(self, i: int) -> float:
         """Train on batch ``i``; its wall time in seconds."""

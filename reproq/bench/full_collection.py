@@ -28,7 +28,7 @@ from reproq.baselines.term_statistics import TermStatistics
 from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
 from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.profiles import get as get_profile
-from reproq.question_retrieval import bow_cnn
+from reproq.question_retrieval import full_collection_training
 from reproq.question_retrieval.full_collection import DuplicateSplit, top_k
 from reproq.results import code_version
 
@@ -47,14 +47,14 @@ def collection(n_docs: int, mean_len: int, vocabulary: int, seed: int = 0) -> li
 
 def _neural(docs, stats: TermStatistics, units: int, bow: bool):
     """BOW-CNN (or CNN alone) over the collection, scored as notebook 10 scores it
-    (:func:`~reproq.question_retrieval.bow_cnn.score_blocks`): random 200-d word vectors, t from the IDF."""
+    (:func:`~reproq.question_retrieval.full_collection_training.score_blocks`): random 200-d word vectors, t from the IDF."""
     ids = tuple(str(i) for i in range(len(docs)))
     vectors = np.random.default_rng(0).normal(0, 0.1, (len(stats.vocabulary) + 1, 200)).astype(np.float32)  # 0: pad
     sequences = {q: [stats.vocabulary[t] + 1 for t in d] for q, d in zip(ids, docs)}
-    collection = bow_cnn.Collection(DuplicateSplit(ids, (), (), (), {}), sequences, vectors, {})
+    collection = full_collection_training.Collection(DuplicateSplit(ids, (), (), (), {}), sequences, vectors, {})
     torch.manual_seed(0)
-    model = bow_cnn.build_model(collection, bow_cnn.DosSantosConfig(model=BOWCNNConfig(conv_units=units, bow=bow)))
-    return bow_cnn.score_blocks(model, collection, device="cpu")
+    model = full_collection_training.build_model(collection, full_collection_training.DosSantosConfig(model=BOWCNNConfig(conv_units=units, bow=bow)))
+    return full_collection_training.score_blocks(model, collection, device="cpu")
 
 
 def main(out_path: Path, *, profile: str = "cpu") -> dict:

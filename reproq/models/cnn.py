@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from reproq.models import register
+from reproq.models.registry import register
 from reproq.models.pooling import zero_padding
 
 

@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from reproq.models import register
+from reproq.models.registry import register
 from reproq.models.pooling import zero_padding
 
 

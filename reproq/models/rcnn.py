@@ -53,7 +53,8 @@ from torch.autograd.function import once_differentiable
 from torch.nn import functional as F
 
 from reproq.data.batching import check_right_padded
-from reproq.models import rcnn_kernel, register
+from reproq.models import rcnn_kernel
+from reproq.models.registry import register
 from reproq.models.pooling import last_state, zero_padding
 
 

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from reproq.models import register
+from reproq.models.registry import register
 from reproq.models.pooling import zero_padding
 
 

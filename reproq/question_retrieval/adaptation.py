@@ -6,62 +6,48 @@ classifier behind a gradient reversal layer on encodings of AskUbuntu and of unl
 pairs report, as the pooled ROC AUC and AUC(0.05) of the course meter (:func:`~reproq.question_retrieval.evaluate.
 pooled_auc`), scikit-learn's McClish value beside it.
 
-- :func:`prepare_target`: the Android corpus as ids on the source's vocabulary (which :func:`run.prepare` builds over
-  both corpora when given the target), and its dev/test pairs;
+- the Android corpus as ids on the source's vocabulary, and its dev/test pairs: :func:`reproq.question_retrieval.inputs.
+  prepare` with ``target=``, which builds the vocabulary over both corpora; :func:`with_target_sample` a cheaper dev;
 - :func:`adversarial_batches`: each source training batch of :mod:`~reproq.question_retrieval.batches`, with as many
   Android questions as it has source questions, drawn from the corpus by ``(seed, epoch)`` — texts only;
-- :func:`adapt` (:func:`adapt_one`: its result alone): one configuration, one seed, one λ (0: direct transfer), checkpointed like every run; each
-  epoch records the source dev MRR, the Android dev AUCs, the domain classifier's loss and accuracy on a fixed sample
-  of both domains, and the mean gradient norm of each of its layers (Figures 12–14);
-- :func:`siamese` (:func:`siamese_one`): Experiment 3's Siamese BiLSTM with dense layers and dropout, contrastive loss, the same loop.
+- :func:`adapt` (:func:`adapt_one`: its result alone): one configuration, one seed, one λ (0: direct transfer),
+  through the study's training routine like every run; each epoch records the source dev MRR, the Android dev
+  AUCs, the domain classifier's loss and accuracy on a fixed sample of both domains, and the mean gradient norm of
+  each of its layers (Figures 12–14);
+- :func:`siamese` (:func:`siamese_one`): Experiment 3's Siamese BiLSTM with dense layers and dropout, contrastive
+  loss, the same routine.
 """
 
 from __future__ import annotations
 
-import time
+import functools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
-from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
-from reproq.models import count_parameters
+from reproq.data.askubuntu import EvalQuery
 from reproq.models.adversarial import AdversarialBatch, AdversarialRanker, DomainClassifier, DomainClassifierConfig
 from reproq.models.siamese import SiameseConfig, SiameseEncoder, SiameseRanker
-from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores, encode_corpus
+from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores
 from reproq.question_retrieval.evaluate import pooled, pooled_auc, retrieval_scores
+from reproq.question_retrieval.inputs import (RetrievalInputs, TrainConfig, build_model, checkpoint_key, cut_corpus,
+                                              cut_target, source_batches)
 from reproq.train import callbacks as cb
-from reproq.train import checkpoint
-from reproq.train.loop import fit_best
+from reproq.train import checkpoint, routine
 from reproq.train.objectives import ContrastiveObjective, DomainAdversarialObjective
 from reproq.train.runs import RunResult
-from reproq.train.runtime import resolve_device, seed_everything
+from reproq.train.runtime import resolve_device
 
 AUCS = {"AUC": (1.0, "meter"), "AUC(0.05)": (0.05, "meter"), "AUC(0.05), McClish": (0.05, "mcclish")}
 
 
-@dataclass(frozen=True)
-class Target:
-    """The target domain as the encoder reads it: the corpus as ids (the source's vocabulary), its pairs."""
-
-    corpus: EncodedCorpus
-    dev: list[EvalQuery]
-    test: list[EvalQuery]
-    synthetic: bool
-    provenance: dict[str, str]
-
-
-def prepare_target(target: QuestionRetrievalData, vocab) -> Target:
-    """``target`` (Android) on ``vocab`` (see :func:`reproq.question_retrieval.run.prepare` with ``target=``)."""
-    return Target(encode_corpus(target.corpus, vocab, max_body_len=None), target.dev, target.test, target.synthetic,
-                  target.provenance)
-
-
-def with_target_sample(data, *, dev: int | None, test: int | None = None, seed: int = 0):
-    """``data`` (``run.Prepared``) whose target dev and test sets keep ``dev`` and ``test`` of their queries, drawn
+def with_target_sample(data: RetrievalInputs, *, dev: int | None, test: int | None = None,
+                       seed: int = 0) -> RetrievalInputs:
+    """``data`` whose target dev and test sets keep ``dev`` and ``test`` of their queries, drawn
     with ``seed`` (None: all): a cheaper choice of epoch for a small profile (``cpu`` samples dev only; ``smoke`` also
     test, to run every code path in seconds)."""
     def sample(queries, n):
@@ -81,8 +67,8 @@ def target_scores(encoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], 
     return {name: pooled_auc(queries, scores, max_fpr=fpr, variant=variant) for name, (fpr, variant) in AUCS.items()}
 
 
-def target_pairs(encoder, data, config, queries: Sequence[EvalQuery], *, device, distance: bool = False
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def target_pairs(encoder, data: RetrievalInputs, config: TrainConfig, queries: Sequence[EvalQuery], *, device,
+                 distance: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(labels, scores)`` of every (query, candidate) pair of the target ``queries``, pooled: what a ROC curve of a
     trained ``encoder`` (of ``config``, on ``data``) is drawn from."""
     return pooled(queries, candidate_scores(encoder, cut_target(data, config), queries,
@@ -116,25 +102,21 @@ def _domain_probe(model: AdversarialRanker, source: EncodedCorpus, target: Encod
             "accuracy": float(((logits > 0).float() == domain).float().mean())}
 
 
-def adapt_one(data, config, seed: int, **options) -> RunResult:
+def adapt_one(data: RetrievalInputs, config: TrainConfig, seed: int, **options) -> RunResult:
     """:func:`adapt`'s result alone."""
     return adapt(data, config, seed, **options)[1]
 
 
-def siamese_one(data, config, seed: int, **options) -> RunResult:
+def siamese_one(data: RetrievalInputs, config: TrainConfig, seed: int, **options) -> RunResult:
     """:func:`siamese`'s result alone."""
     return siamese(data, config, seed, **options)[1]
 
 
-def cut_target(data, config) -> EncodedCorpus:
-    """The target corpus as ``config`` reads it (titles and bodies cut at its lengths)."""
-    return data.target.corpus.cut(config.max_title_len, config.max_body_len)
-
-
-def adapt(data, config, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
+def adapt(data: RetrievalInputs, config: TrainConfig, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
           device: str = "auto", checkpoint_root: Path | None = None, progress: bool = True
           ) -> tuple[torch.nn.Module, RunResult]:
-    """Train ``config`` (``run.TrainConfig``) on the source labels of ``data`` (``run.Prepared`` with a ``target``)
+    """Train ``config`` on the source labels of ``data`` (:func:`~reproq.question_retrieval.inputs.prepare` with a
+    ``target``)
     with one seed and λ = ``lam``: 0 is direct transfer — the domain classifier still learns to tell the domains
     apart from the encodings, but the reversal passes nothing back, so it only *measures* how far apart they are —
     and λ > 0 is adversarial training. The epoch of the best target dev AUC(0.05) is kept; its scores (source dev
@@ -156,7 +138,7 @@ def adapt(data, config, seed: int, *, lam: float, classifier: DomainClassifierCo
                     extra_callbacks=extra_callbacks, device=device, checkpoint_root=checkpoint_root, progress=progress)
 
 
-def siamese(data, config, seed: int, *, network: SiameseConfig = SiameseConfig(), device: str = "auto",
+def siamese(data: RetrievalInputs, config: TrainConfig, seed: int, *, network: SiameseConfig = SiameseConfig(), device: str = "auto",
             checkpoint_root: Path | None = None, progress: bool = True) -> tuple[torch.nn.Module, RunResult]:
     """Smolyakov & Srikant Experiment 3's Siamese network: ``config``'s encoder (their BiLSTM, mean pooling, no
     normalisation) under dense layers with dropout, the contrastive loss on AskUbuntu's pairs, candidates ranked by
@@ -166,48 +148,42 @@ def siamese(data, config, seed: int, *, network: SiameseConfig = SiameseConfig()
                     distance=True, device=device, checkpoint_root=checkpoint_root, progress=progress)
 
 
-def _adapted(data, config, seed: int, build, objective, *, label: str, key: dict, target_batches: bool = False,
-             extra_callbacks=None, distance: bool = False, device: str, checkpoint_root: Path | None,
-             progress: bool) -> tuple[torch.nn.Module, RunResult]:
-    """The loop every adaptation method shares: ``build(question_encoder)`` is the model ``objective`` trains on the
-    source batches (with target questions when ``target_batches``); the target dev AUC(0.05) keeps the epoch."""
-    from reproq.question_retrieval.run import build_model, checkpoint_key, cut_corpus, source_batches  # run imports us
-
+def _adapted(data: RetrievalInputs, config: TrainConfig, seed: int, build, objective, *, label: str, key: dict,
+             target_batches: bool = False, extra_callbacks=None, distance: bool = False, device: str,
+             checkpoint_root: Path | None, progress: bool) -> tuple[torch.nn.Module, RunResult]:
+    """The run every adaptation method shares, through the study's training routine
+    (:func:`reproq.train.routine.train`): ``build(question_encoder)`` is the model ``objective`` trains on the source
+    batches (with target questions when ``target_batches``); the target dev AUC(0.05) keeps the epoch."""
     if data.target is None:
-        raise ValueError("adaptation needs run.prepare(source, target=...): the target corpus and pairs")
-    started = time.time()
-    device = resolve_device(device)
-    seed_everything(seed)
-    model = build(build_model(data, config).question_encoder).to(device)
-    encoder = model.question_encoder
+        raise ValueError("adaptation needs inputs.prepare(source, target=...): the target corpus and pairs")
     corpus, target, target_corpus = cut_corpus(data, config), data.target, cut_target(data, config)
-    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=config.lr,
-                                 weight_decay=config.weight_decay)
-    on_target = lambda queries: target_scores(encoder, target_corpus, queries, device=device, distance=distance)  # noqa: E731
-    callbacks = [cb.Evaluate(lambda m: {"MRR": retrieval_scores(data.dev, candidate_scores(
-                     encoder, corpus, data.dev, device=device, distance=distance))["MRR"]}),
-                 cb.Evaluate(lambda m: on_target(target.dev), prefix="target_dev_"),
-                 *(extra_callbacks(model, corpus, target_corpus, device) if extra_callbacks else []),
-                 cb.KeepBest("target_dev_AUC(0.05)"), cb.EarlyStopping("target_dev_AUC(0.05)", config.patience)]
-    if config.lr_halve_every:
-        callbacks.append(cb.LearningRateSchedule(optimizer, config.learning_rate))
-    callbacks.append(cb.ProgressBar(config.epochs, desc=f"{config.encoder} {label} seed {seed}",
-                                    metric="target_dev_AUC(0.05)", disable=not progress))
-    run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key},
-                             [q.id for q in target.dev])  # the dev queries that choose the epoch
+
+    def on_target(encoder, queries, device) -> dict[str, float]:
+        return target_scores(encoder, target_corpus, queries, device=device, distance=distance)
+
+    def evaluations(model, device: torch.device):
+        encoder = model.question_encoder
+        return [cb.Evaluate(lambda m: {"MRR": retrieval_scores(data.dev, candidate_scores(
+                    encoder, corpus, data.dev, device=device, distance=distance))["MRR"]}),
+                cb.Evaluate(lambda m: on_target(encoder, target.dev, device), prefix="target_dev_"),
+                *(extra_callbacks(model, corpus, target_corpus, device) if extra_callbacks else [])]
 
     def batches(epoch: int):
         source = source_batches(data, corpus, config, seed=seed, epoch=epoch)
-        if target_batches:
-            source = adversarial_batches(source, target_corpus, epoch=epoch, seed=seed)
-        for batch in source:
-            yield batch.to(device)
+        return adversarial_batches(source, target_corpus, epoch=epoch, seed=seed) if target_batches else source
 
-    state = fit_best(model, objective, optimizer, batches, epochs=config.epochs, callbacks=callbacks, key=run_key,
-                     checkpoint_root=checkpoint_root)
-    best = state.history[state.best["epoch"]]
+    run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key},
+                             [q.id for q in target.dev])  # the dev queries that choose the epoch
+    fitted = routine.train(
+        lambda device: build(build_model(data, config).question_encoder), objective, batches, seed=seed,
+        device=device, epochs=config.epochs, selection=routine.Selection("target_dev_AUC(0.05)", config.patience),
+        evaluations=evaluations,
+        optimizer=functools.partial(torch.optim.Adam, lr=config.lr, weight_decay=config.weight_decay),
+        schedule=config.learning_rate if config.lr_halve_every else None, key=run_key,
+        checkpoint_root=checkpoint_root, desc=f"{config.encoder} {label} seed {seed}", progress=progress)
+    encoder = fitted.model.question_encoder
+    best = fitted.state.history[fitted.state.best["epoch"]]
     scores = {"dev": {"MRR": best["dev_MRR"]},
               "target_dev": {k[len("target_dev_"):]: v for k, v in best.items() if k.startswith("target_dev_")},
-              "target_test": on_target(target.test)}
-    return encoder, RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
-                              count_parameters(encoder), time.time() - started)
+              "target_test": on_target(encoder, target.test, fitted.device)}
+    return encoder, fitted.result(config, seed, scores, counted=encoder)

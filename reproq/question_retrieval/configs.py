@@ -13,9 +13,8 @@ from reproq.models import encoder_config
 from reproq.models.question import QuestionEncoderConfig
 from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.profiles import Adaptation, DosSantos, QuestionRetrieval, Rankine
-from reproq.question_retrieval.bow_cnn import DosSantosConfig
-from reproq.question_retrieval.pretrain import PretrainConfig
-from reproq.question_retrieval.run import TrainConfig
+from reproq.question_retrieval.full_collection_training import DosSantosConfig
+from reproq.question_retrieval.inputs import PretrainConfig, TrainConfig
 
 LEI_ENCODERS = ("lstm", "gru", "cnn", "rcnn")  # Lei et al. Table 3's rows
 TABLE3_HIDDEN = {name: encoder_config(name).hidden_dim for name in LEI_ENCODERS}  # d: the configs' defaults

@@ -18,16 +18,17 @@ marked similar to it. Where the paper is silent this follows taolei87/rcnn ``pt/
   dev MRR of the untuned encoder, ranking by the cosine of the last hidden states of the titles.
 
 :func:`pretrain_one` is called by ``run.run_one`` for a configuration with ``pretrain`` set (the fine-tuning
-starts from its encoder); one pre-training serves every fine-tuning configuration that shares its network,
+starts from its encoder; :class:`~reproq.question_retrieval.inputs.PretrainConfig` says how it pre-trains); one
+pre-training serves every fine-tuning configuration that shares its network,
 learning rate, dropout and seed (Table 4's mean and last pooling), through its checkpoint. With
 ``PretrainConfig(released=True)`` it pre-trains nothing and hands on the authors' released RCNN instead
-(:mod:`reproq.data.rcnn_checkpoint`: d = 400, order 2, 200-d inputs; its word ids are theirs, so it is a starting
+(:mod:`reproq.models.rcnn_checkpoint`: d = 400, order 2, 200-d inputs; its word ids are theirs, so it is a starting
 point only on the real corpus with the real vectors).
 """
 
 from __future__ import annotations
 
-import time
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,33 +41,13 @@ from reproq.models import build_encoder
 from reproq.models.embedding import TokenEncoder
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig
+from reproq.models.rcnn_checkpoint import load_checkpoint, load_rcnn
 from reproq.question_retrieval.batches import EncodedCorpus
 from reproq.question_retrieval.evaluate import evaluate
+from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig, build_embedding, cut_corpus
 from reproq.train import callbacks as cb
-from reproq.train import checkpoint
-from reproq.train.loop import fit
+from reproq.train import checkpoint, routine
 from reproq.train.objectives import SequenceLikelihoodObjective
-from reproq.train.runtime import resolve_device, seed_everything
-
-CONTEXTS = ("title", "body")
-
-
-@dataclass(frozen=True)
-class PretrainConfig:
-    """What pre-training adds to a fine-tuning configuration (whose network, learning rate, dropout, L2, body
-    length and IDF weights it shares); defaults are taolei87/rcnn ``pt/main.py``'s."""
-
-    epochs: int = 40  # pt/main.py --max_epoch 40
-    patience: int = 15  # pt/main.py: stops after 15 epochs without a better dev MRR (here: held-out perplexity)
-    batch_size: int = 256  # pt/main.py --batch_size 256 (pairs a batch)
-    contexts: tuple[str, ...] = CONTEXTS  # Lei et al. §4.2 (a) the title, (b) the body; --use_title/--use_body 1
-    similar_pairs: bool = True  # §4.2 (c) the title/body of a similar question; --use_anno 1
-    max_pairs: int | None = None  # a cheaper epoch: only this many pairs (None: all)
-    released: bool = False  # no pre-training here: start from the authors' released RCNN (taolei87/rcnn)
-
-    def __post_init__(self):
-        if not self.contexts or set(self.contexts) - set(CONTEXTS):
-            raise ValueError(f"contexts must be a non-empty subset of {CONTEXTS}, got {self.contexts!r}")
 
 
 @dataclass(frozen=True)
@@ -132,16 +113,14 @@ def title_encoder(model: EncoderDecoder) -> QuestionEncoder:
     return QuestionEncoder(TokenEncoder(model.embedding, model.encoder), config)
 
 
-def build_encoder_decoder(data, config) -> EncoderDecoder:
-    """The encoder–decoder for the fine-tuning configuration ``config`` (``run.TrainConfig``) on ``data``."""
-    from reproq.question_retrieval.run import build_embedding  # run imports this module
-
+def build_encoder_decoder(data: RetrievalInputs, config: TrainConfig) -> EncoderDecoder:
+    """The encoder–decoder for the fine-tuning configuration ``config`` on ``data``."""
     settings = dict(input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
     return EncoderDecoder(build_embedding(data, config), build_encoder(config.encoder, **settings),
                           build_encoder(config.encoder, **settings), dropout=config.question.dropout)
 
 
-def pretraining_key(data, config, seed: int) -> str:
+def pretraining_key(data: RetrievalInputs, config: TrainConfig, seed: int) -> str:
     """What a pre-training's checkpoint belongs to: data, the network and what it shares with fine-tuning
     (not the pooling, fields or fine-tuning budget, which it does not depend on), its own settings, seed, code."""
     shared = {k: v for k, v in asdict(config).items()
@@ -151,50 +130,41 @@ def pretraining_key(data, config, seed: int) -> str:
     return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab), "pretraining": True}, shared, seed)
 
 
-def pretrain_one(data, config, seed: int, *, device: str = "auto", checkpoint_root: Path | None = None,
-                 progress: bool = True) -> Pretrained:
-    """Pre-train the encoder of ``config`` (``run.TrainConfig`` with ``pretrain`` set) with one seed on
-    ``data`` (``run.Prepared``); a finished or interrupted run under ``checkpoint_root`` is resumed."""
-    from reproq.question_retrieval.run import cut_corpus  # run imports this module
-
+def pretrain_one(data: RetrievalInputs, config: TrainConfig, seed: int, *, device: str = "auto",
+                 checkpoint_root: Path | None = None, progress: bool = True) -> Pretrained:
+    """Pre-train the encoder of ``config`` (``pretrain`` set) with one seed on ``data``, through the study's training
+    routine (:func:`reproq.train.routine.train`; the lowest held-out perplexity keeps the epoch); a finished or
+    interrupted run under ``checkpoint_root`` is resumed."""
     if config.pretrain is None:
         raise ValueError("config.pretrain is None: nothing to pre-train")
     p = config.pretrain
     if p.released:
         return _released(data, config, seed)
-    started = time.time()
-    device = resolve_device(device)
-    seed_everything(seed)
-    model = build_encoder_decoder(data, config).to(device)
     corpus = cut_corpus(data, config)
     pairs = title_pairs(data.groups, corpus, heldout=data.heldout, similar_pairs=p.similar_pairs)
-    optimizer = torch.optim.Adam([q for q in model.parameters() if q.requires_grad], lr=config.lr)
-    callbacks = [
-        cb.Evaluate(lambda m: {"perplexity": heldout_perplexity(m, corpus, data.heldout, device=device)}, "heldout_"),
-        cb.Evaluate(lambda m: evaluate(title_encoder(m), corpus, data.dev, device=device)),
-        cb.KeepBest("heldout_perplexity", mode="min"),
-        cb.EarlyStopping("heldout_perplexity", patience=p.patience, mode="min"),
-        cb.ProgressBar(p.epochs, desc=f"pre-train {config.encoder} seed {seed}", metric="heldout_perplexity",
-                       disable=not progress)]
-    key = pretraining_key(data, config, seed)
+
+    def evaluations(model: EncoderDecoder, device: torch.device):
+        return [cb.Evaluate(lambda m: {"perplexity": heldout_perplexity(m, corpus, data.heldout, device=device)},
+                            "heldout_"),
+                cb.Evaluate(lambda m: evaluate(title_encoder(m), corpus, data.dev, device=device))]
 
     def batches(epoch: int):
-        for batch in title_batches(pairs, corpus, contexts=p.contexts, epoch=epoch, seed=seed,
-                                   batch_size=p.batch_size, max_pairs=p.max_pairs):
-            yield batch.to(device)
+        return title_batches(pairs, corpus, contexts=p.contexts, epoch=epoch, seed=seed, batch_size=p.batch_size,
+                             max_pairs=p.max_pairs)
 
-    state = fit(model, SequenceLikelihoodObjective(l2=config.l2), optimizer, batches, epochs=p.epochs,
-                callbacks=callbacks, fingerprint=key,
-                checkpoint_dir=checkpoint.folder(checkpoint_root, key))
+    key = pretraining_key(data, config, seed)
+    fitted = routine.train(
+        lambda device: build_encoder_decoder(data, config), SequenceLikelihoodObjective(l2=config.l2), batches,
+        seed=seed, device=device, epochs=p.epochs, selection=routine.Selection("heldout_perplexity", p.patience, "min"),
+        evaluations=evaluations, optimizer=functools.partial(torch.optim.Adam, lr=config.lr), key=key,
+        checkpoint_root=checkpoint_root, desc=f"pre-train {config.encoder} seed {seed}", progress=progress)
     prefix = "encoder."
-    encoder = {k[len(prefix):]: v for k, v in state.best["model"].items() if k.startswith(prefix)}
-    return Pretrained(seed, state.history, state.best["epoch"], encoder, key, time.time() - started)
+    encoder = {k[len(prefix):]: v for k, v in fitted.state.best["model"].items() if k.startswith(prefix)}
+    return Pretrained(seed, fitted.state.history, fitted.state.best["epoch"], encoder, key, fitted.seconds)
 
 
-def _released(data, config, seed: int) -> Pretrained:
+def _released(data: RetrievalInputs, config: TrainConfig, seed: int) -> Pretrained:
     """The authors' released RCNN as the starting point, if ``config`` builds the same network."""
-    from reproq.data.rcnn_checkpoint import load_checkpoint, load_rcnn
-
     theirs = load_rcnn(load_checkpoint())
     ours = build_encoder(config.encoder, input_dim=data.vectors.shape[1], **dict(config.encoder_settings))
     if config.encoder != "rcnn" or ours.config != theirs.config:

@@ -113,17 +113,6 @@ def fit(model: torch.nn.Module, objective: Callable[[torch.nn.Module, object], t
     return state
 
 
-def fit_best(model: torch.nn.Module, objective, optimizer: torch.optim.Optimizer, batches, *, epochs: int,
-             callbacks: Sequence[Callback], key: str, checkpoint_root: str | Path | None) -> FitState:
-    """:func:`fit` checkpointed under ``checkpoint_root`` in the run's own folder (:func:`checkpoint.folder` of its
-    ``key``, also its fingerprint), then the best state (``KeepBest``) loaded into ``model``, in eval mode."""
-    state = fit(model, objective, optimizer, batches, epochs=epochs, callbacks=callbacks, fingerprint=key,
-                checkpoint_dir=checkpoint.folder(checkpoint_root, key))
-    model.load_state_dict(state.best["model"])
-    model.eval()
-    return state
-
-
 def _save(directory, model, optimizer, state: FitState, fingerprint: str) -> None:
     checkpoint.save(directory, {
         "fingerprint": fingerprint, "model": model.state_dict(), "optimizer": optimizer.state_dict(),

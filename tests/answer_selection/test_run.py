@@ -11,10 +11,10 @@ import torch
 
 from reproq import profiles
 from reproq.answer_selection import run as tay2018
-from reproq.answer_selection.batches import pair_set, score_questions, train_batches
+from reproq.answer_selection.batches import pair_set, score_questions, training_batches
 from reproq.answer_selection.configs import tay_configs
 from reproq.answer_selection.evaluate import ranking_scores
-from reproq.answer_selection.run import TrainConfig
+from reproq.answer_selection.inputs import AnswerInputs, TrainConfig, build_model, prepare
 from reproq.baselines.overlap import OverlapFeatures, question_texts
 from reproq.data.trecqa import read_trecqa_xml
 from reproq.data.vocab import Vocabulary, lowercase
@@ -44,15 +44,15 @@ def test_pair_set_flattens_in_order(sample):
 
 def test_epochs_repeat_and_differ(sample):
     _, _, pairs = sample
-    epoch = lambda e: [b.a_tokens.tolist() for b in train_batches(pairs, e, seed=3, batch_size=2, pairwise=False)]  # noqa: E731
+    epoch = lambda e: [b.a_tokens.tolist() for b in training_batches(pairs, e, seed=3, batch_size=2, pairwise=False)]  # noqa: E731
     assert epoch(1) == epoch(1) and epoch(1) != epoch(2)
-    seen = sorted(i for b in train_batches(pairs, 1, seed=3, batch_size=2, pairwise=False) for i in b.labels.tolist())
+    seen = sorted(i for b in training_batches(pairs, 1, seed=3, batch_size=2, pairwise=False) for i in b.labels.tolist())
     assert seen == sorted(pairs.labels.tolist())  # every pair once per epoch
 
 
 def test_pairwise_triples_pair_a_positive_and_a_negative_of_one_question(sample):
     questions, vocab, pairs = sample
-    batches = train_batches(pairs, 1, seed=0, batch_size=3, pairwise=True)
+    batches = training_batches(pairs, 1, seed=0, batch_size=3, pairwise=True)
     encoded = {(tuple(pairs.q_ids[i]), tuple(pairs.a_ids[i])): (int(pairs.owner[i]), int(pairs.labels[i]))
                for i in range(len(pairs.labels))}
     n_triples = 0
@@ -103,7 +103,7 @@ def test_trec_eval_map_mrr_agree_with_pytrec_eval_on_a_trecqa_run(real_data):
 
 
 def tiny(pairs, vocab):
-    return tay2018.Prepared("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
+    return AnswerInputs("trecqa", vocab, np.random.default_rng(0).normal(size=(len(vocab), 6)).astype("f4"),
                             {"word2vec": "random, for the test"}, {"train": pairs, "dev": pairs, "test": pairs}, {})
 
 
@@ -159,32 +159,32 @@ def test_profiles_give_one_configuration_or_the_papers_grid(sample):
 def test_training_improves_dev_on_a_learnable_signal(sample):
     # positives of the fixture share words with their question; a QRNN ranker must beat its untrained self
     questions, vocab, pairs = sample
+    vectors = torch.randn(len(vocab), 8, generator=torch.Generator().manual_seed(0)).numpy()
+    data = AnswerInputs("trecqa", vocab, vectors, {}, {"train": pairs, "dev": pairs}, {})
+    config = TrainConfig(ranker=RankerConfig(method="QRNN", projection_dim=8, hidden_dim=8, mlp_dim=8, n_features=4,
+                                             dropout=0.0), epochs=30, batch_size=8, lr=1e-2, patience=30)
     torch.manual_seed(0)
-    vectors = torch.randn(len(vocab), 8)
-    model = build_ranker(vectors, RankerConfig(method="QRNN", projection_dim=8, hidden_dim=8, mlp_dim=8,
-                                               n_features=4, dropout=0.0))
-    untrained = ranking_scores(pairs.questions, score_questions(model, pairs))["MAP"]
-    state = tay2018._fit(model, pairs, pairs, TrainConfig(epochs=30, batch_size=8, lr=1e-2, patience=30), seed=0,
-                         progress=False, checkpoint_dir=None, fingerprint="")
-    losses = [r["loss"] for r in state.history]
+    untrained = ranking_scores(pairs.questions, score_questions(build_model(data, config), pairs))["MAP"]
+    result = tay2018.run_one(data, config, seed=0, device="cpu")
+    losses = [r["loss"] for r in result.history]
     assert losses[-1] < 0.5 * losses[0]
-    assert state.best["value"] > untrained
-    trained = ranking_scores(pairs.questions, score_questions(model, pairs))["MAP"]
-    assert trained == state.best["value"]  # the best epoch's weights are the ones left in the model
+    assert result.dev["MAP"] > untrained
+    # the best epoch's weights are the ones scored after training
+    assert result.dev["MAP"] == max(r["dev_MAP"] for r in result.history)
 
 
 def test_prepare_takes_a_vector_source_and_a_feature_variant(real_data):
     from reproq.data import trecqa
 
     real_data("trecqa", trecqa.XML_FILES["test"])
-    glove = tay2018.prepare("trecqa", vectors="glove.6B.50d", features="raw", limit=5)
+    glove = prepare("trecqa", vectors="glove.6B.50d", features="raw", limit=5)
     assert glove.word_vectors["name"] == "glove.6B.50d" and glove.vectors.shape[1] == 50
     assert (glove.splits["test"].features[:, 0] == np.round(glove.splits["test"].features[:, 0])).all()  # counts
-    normal = tay2018.prepare("trecqa", w2v_epochs=1, limit=5)
+    normal = prepare("trecqa", w2v_epochs=1, limit=5)
     assert normal.word_vectors["name"] == "word2vec"
     assert normal.splits["test"].features[:, 0].max() <= 0.5  # |Q ∩ A| / (|Q| + |A|)
     with pytest.raises(ValueError, match="features must be one of"):
-        tay2018.prepare("trecqa", features="log", limit=5)
+        prepare("trecqa", features="log", limit=5)
 
 
 def test_the_ablation_reads_test_only_for_the_variant_dev_chose(monkeypatch):
@@ -228,7 +228,7 @@ def tiny_prepared(features):
     questions = read_trecqa_xml(FIXTURE)
     vocab = Vocabulary.build(lowercase(t) for t in question_texts(questions))
     pairs = pair_set(questions, vocab, OverlapFeatures(normalize=features == "normalized").fit(question_texts(questions)))
-    return tay2018.Prepared("trecqa", vocab, np.zeros((len(vocab), 6), dtype="f4"), {}, {"train": pairs}, {})
+    return AnswerInputs("trecqa", vocab, np.zeros((len(vocab), 6), dtype="f4"), {}, {"train": pairs}, {})
 
 
 def test_the_budget_ablation_trains_each_budget_and_reads_test_where_dev_chose(monkeypatch):

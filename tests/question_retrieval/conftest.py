@@ -8,7 +8,7 @@ import pytest
 
 from reproq.data.askubuntu import load_android, load_askubuntu
 from reproq.data.synthetic import SyntheticConfig
-from reproq.question_retrieval.run import prepare
+from reproq.question_retrieval.inputs import prepare
 
 TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,
             n_concepts=60, n_filler=60, vector_dim=8, body_len=(10, 30))
@@ -22,7 +22,7 @@ def tiny_stand_in() -> dict:
 
 @pytest.fixture(scope="session")
 def tiny_prepared():
-    """``tiny_prepared(target=False, **overrides)``: ``run.prepare`` of the tiny AskUbuntu stand-in (``overrides`` of
+    """``tiny_prepared(target=False, **overrides)``: ``inputs.prepare`` of the tiny AskUbuntu stand-in (``overrides`` of
     its SyntheticConfig), with the tiny Android stand-in (its own pairs) as the target when ``target``."""
     def make(*, target: bool = False, **overrides):
         with warnings.catch_warnings():

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from reproq.question_retrieval import adaptation as ad
+from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.batches import training_batches
 
@@ -18,7 +19,7 @@ def data(tiny_prepared):
 
 
 def config(**kw):
-    return ex.TrainConfig(**{**dict(encoder="cnn", encoder_settings=(("hidden_dim", 8),), epochs=2, queries_per_batch=10,
+    return inputs.TrainConfig(**{**dict(encoder="cnn", encoder_settings=(("hidden_dim", 8),), epochs=2, queries_per_batch=10,
                                     max_train_queries=20, margin=0.4, l2=0.0, idf_reweight=False), **kw})
 
 
@@ -31,7 +32,7 @@ def test_the_target_is_prepared_on_one_vocabulary_with_both_corpora(data):
 def test_adversarial_batches_carry_target_texts_and_never_a_target_label(data):
     """The batches are the same whatever the target's labels are: shuffling which candidates are positives changes
     no batch, so the domain classifier cannot see them."""
-    corpus = ex.cut_corpus(data, config())
+    corpus = inputs.cut_corpus(data, config())
 
     def batches(target_queries):
         target = replace(data.target, dev=target_queries, test=target_queries)
@@ -67,11 +68,11 @@ def test_the_encoder_gets_the_ranking_gradient_minus_lambda_times_the_domain_gra
     from reproq.models.adversarial import AdversarialRanker, DomainClassifier, DomainClassifierConfig
     from reproq.train.objectives import DomainAdversarialObjective
 
-    corpus = ex.cut_corpus(data, config())
+    corpus = inputs.cut_corpus(data, config())
     source = training_batches(data.groups, corpus, epoch=1, seed=3, queries_per_batch=10, max_queries=10)
     batch = next(ad.adversarial_batches(source, data.target.corpus, epoch=1, seed=3))
     torch.manual_seed(0)
-    model = AdversarialRanker(ex.build_model(data, replace(config(), question=replace(config().question, dropout=0.0)))
+    model = AdversarialRanker(inputs.build_model(data, replace(config(), question=replace(config().question, dropout=0.0)))
                               .question_encoder, DomainClassifier(8, DomainClassifierConfig(lam=0.0))).double()
     encoder = [p for p in model.question_encoder.parameters() if p.requires_grad]
 
@@ -113,9 +114,9 @@ def test_an_adversarial_run_resumes_to_identical_numbers(data, tmp_path, monkeyp
 def test_the_siamese_network_trains_with_the_contrastive_loss_and_ranks_by_distance(data):
     from reproq.models.siamese import SiameseConfig
 
-    siamese = ex.TrainConfig(encoder="lstm", encoder_settings=(("hidden_dim", 4), ("bidirectional", True)), epochs=2,
+    siamese = inputs.TrainConfig(encoder="lstm", encoder_settings=(("hidden_dim", 4), ("bidirectional", True)), epochs=2,
                              queries_per_batch=10, max_train_queries=20, l2=0.0, idf_reweight=False,
-                             question=replace(ex.TrainConfig().question, pooling="mean", normalize_states=False,
+                             question=replace(inputs.TrainConfig().question, pooling="mean", normalize_states=False,
                                               dropout=0.0))
     result = ad.siamese_one(data, siamese, seed=1, network=SiameseConfig(dense_layers=2), device="cpu",
                             progress=False)
@@ -126,7 +127,7 @@ def test_the_siamese_network_trains_with_the_contrastive_loss_and_ranks_by_dista
 def test_distance_scores_are_minus_the_euclidean_distance(data):
     from reproq.question_retrieval.batches import candidate_scores, encode_questions
 
-    encoder = ex.build_model(data, config()).question_encoder.eval()
+    encoder = inputs.build_model(data, config()).question_encoder.eval()
     q = data.target.dev[0]
     cosine = candidate_scores(encoder, data.target.corpus, [q], device="cpu")[0]
     distance = candidate_scores(encoder, data.target.corpus, [q], device="cpu", distance=True)[0]

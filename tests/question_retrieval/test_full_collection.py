@@ -13,7 +13,7 @@ from reproq import metrics
 from reproq.data.askubuntu import load_askubuntu
 from reproq.data.synthetic import SyntheticConfig
 from reproq.models.bow_cnn import BOWCNNConfig
-from reproq.question_retrieval import bow_cnn
+from reproq.question_retrieval import full_collection_training as bow_cnn
 from reproq.question_retrieval.full_collection import (accuracy_at_k, duplicate_pairs, duplicate_split,
                                                        lexical_score_block, top_k)
 

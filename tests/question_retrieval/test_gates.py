@@ -10,13 +10,14 @@ from reproq.data.askubuntu import load_askubuntu
 from reproq.data.synthetic import SyntheticConfig, word_kinds
 from reproq.models.rcnn import rcnn_reference
 from reproq.question_retrieval import gates
+from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.evaluate import evaluate
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory, tiny_prepared):
     data = tiny_prepared()
-    config = ex.TrainConfig(encoder="rcnn", encoder_settings=(("hidden_dim", 6),), epochs=3, queries_per_batch=10,
+    config = inputs.TrainConfig(encoder="rcnn", encoder_settings=(("hidden_dim", 6),), epochs=3, queries_per_batch=10,
                             max_train_queries=20, max_body_len=20)
     model, result = ex.trained_model(data, config, 1, checkpoint_root=tmp_path_factory.mktemp("ckpt"), device="cpu",
                                      progress=False)
@@ -25,7 +26,7 @@ def trained(tmp_path_factory, tiny_prepared):
 
 def test_trained_model_has_the_best_dev_epochs_weights(trained):
     data, config, model, result = trained
-    dev = evaluate(model.question_encoder, ex.cut_corpus(data, config), data.dev, device="cpu")
+    dev = evaluate(model.question_encoder, inputs.cut_corpus(data, config), data.dev, device="cpu")
     assert dev["MRR"] == pytest.approx(result.dev["MRR"]) and dev["MAP"] == pytest.approx(result.dev["MAP"])
     best = result.history[result.best_epoch]  # what the epoch loop measured at the best epoch, not after it
     assert dev["MRR"] == pytest.approx(best["dev_MRR"]) and dev["MAP"] == pytest.approx(best["dev_MAP"])
@@ -34,7 +35,7 @@ def test_trained_model_has_the_best_dev_epochs_weights(trained):
 
 def test_decays_are_the_slow_twins_gates_of_each_question(trained):
     data, config, model, _ = trained
-    corpus, ids = ex.cut_corpus(data, config), [q.id for q in data.dev[:5]]
+    corpus, ids = inputs.cut_corpus(data, config), [q.id for q in data.dev[:5]]
     found = gates.decays(model, corpus, ids, "body", batch_size=2)
     token_encoder = model.question_encoder.encoder
     for qid, decay in zip(ids, found):
@@ -61,7 +62,7 @@ def test_word_kinds_cover_the_stand_ins_words_and_the_kind_table_counts_them(tra
     corpus_words = {w for q in load_askubuntu("synthetic", synthetic_config=SyntheticConfig(**tiny_stand_in)).corpus.values()
                     for w in (*q.title, *q.body)}
     assert corpus_words <= set(kinds) and set(kinds.values()) == {"concept", "common", "filler"}
-    corpus, ids = ex.cut_corpus(data, config), [q.id for q in data.dev]
+    corpus, ids = inputs.cut_corpus(data, config), [q.id for q in data.dev]
     words = [[data.vocab.words[i] for i in corpus.titles[q]] for q in ids]
     table = gates.by_word_kind(gates.decays(model, corpus, ids, "title"), words, kinds)
     assert table["words"].sum() == sum(map(len, words)) and set(table["kind"]) <= {"concept", "common", "filler"}

@@ -14,6 +14,7 @@ from pathlib import Path
 import cloudpickle
 import pytest
 
+from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
 from reproq.train import runs
 from reproq.train.executors import DaskExecutor, Sequential
@@ -34,10 +35,10 @@ def dask():
     executor.close()
 
 
-def grid_configs() -> list[ex.TrainConfig]:
-    base = ex.TrainConfig(encoder="cnn", encoder_settings=(("hidden_dim", 8),), epochs=2, queries_per_batch=10,
+def grid_configs() -> list[inputs.TrainConfig]:
+    base = inputs.TrainConfig(encoder="cnn", encoder_settings=(("hidden_dim", 8),), epochs=2, queries_per_batch=10,
                           max_train_queries=20)
-    return [ex.with_question(replace(base, lr=lr), dropout=dropout) for lr in (1e-3, 3e-3) for dropout in (0.1, 0.2)]
+    return [inputs.with_question(replace(base, lr=lr), dropout=dropout) for lr in (1e-3, 3e-3) for dropout in (0.1, 0.2)]
 
 
 def records(grid: runs.GridResult) -> list[runs.RunResult]:

@@ -14,10 +14,11 @@ from reproq.models import build_encoder
 from reproq.models.embedding import WordEmbedding
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
 from reproq.question_retrieval import pretrain as pt
+from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.batches import EncodedCorpus, TrainGroup
 
-PRETRAIN = pt.PretrainConfig(epochs=2, batch_size=32, max_pairs=64)
+PRETRAIN = inputs.PretrainConfig(epochs=2, batch_size=32, max_pairs=64)
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def data(tiny_prepared):
 def config(encoder="rcnn", **kw):
     settings = dict(encoder=encoder, encoder_settings=(("hidden_dim", 6),), epochs=1, queries_per_batch=10,
                     max_train_queries=20, pretrain=PRETRAIN)
-    return ex.TrainConfig(**{**settings, **kw})
+    return inputs.TrainConfig(**{**settings, **kw})
 
 
 def tiny_model(name: str, vocab: int = 9, dim: int = 4) -> EncoderDecoder:
@@ -131,7 +132,7 @@ def test_pretraining_lowers_perplexity_and_resumes_to_identical_numbers(data, tm
 
 
 def test_one_pretraining_serves_both_poolings_and_fine_tuning_starts_from_it(data, tmp_path):
-    last, mean = config(), ex.with_question(config(), pooling="mean")
+    last, mean = config(), inputs.with_question(config(), pooling="mean")
     assert pt.pretraining_key(data, last, 1) == pt.pretraining_key(data, mean, 1)
     assert pt.pretraining_key(data, last, 1) != pt.pretraining_key(data, last, 2)
     assert pt.pretraining_key(data, last, 1) != pt.pretraining_key(data, replace(last, lr=3e-4), 1)
@@ -146,12 +147,12 @@ def test_one_pretraining_serves_both_poolings_and_fine_tuning_starts_from_it(dat
 
 def test_pretrain_config_refuses_unknown_contexts():
     with pytest.raises(ValueError, match="contexts"):
-        pt.PretrainConfig(contexts=("answer",))
+        inputs.PretrainConfig(contexts=("answer",))
 
 
 def test_the_authors_released_rcnn_can_be_the_starting_point(data, real_data):
     real_data("rcnn-checkpoint", "code/rationale/ubuntu/pre-trained/rcnn_lr0.001_d400_dr0.1.pkl.gz")
-    from reproq.data.rcnn_checkpoint import load_checkpoint, load_rcnn
+    from reproq.models.rcnn_checkpoint import load_checkpoint, load_rcnn
 
     released = replace(PRETRAIN, released=True)
     wide = replace(data, vectors=np.zeros((len(data.vocab), 200), dtype=np.float32))  # their 200-d inputs

@@ -10,6 +10,7 @@ import torch
 from reproq.models import build_encoder, count_parameters
 from reproq import profiles
 from reproq.question_retrieval import configs
+from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.records import smolyakov_params_records, table3_records, trained_vs_untrained
 from reproq.results import Provenance, run_records
@@ -23,7 +24,7 @@ def data(tiny_prepared):
 def config(**kw):
     settings = dict(encoder="cnn", encoder_settings=(("hidden_dim", 8),), epochs=2, queries_per_batch=10,
                     max_train_queries=20)
-    return ex.TrainConfig(**{**settings, **kw})
+    return inputs.TrainConfig(**{**settings, **kw})
 
 
 def test_prepare_keeps_words_with_vectors(data):
@@ -65,7 +66,7 @@ def test_grid_picks_the_best_mean_dev_mrr(monkeypatch, data):
         return RunResult(cfg, seed, [], 1, 1, {"dev": {"MRR": mrr}}, 0, 0.0)
 
     monkeypatch.setattr(ex, "run_one", fake_run)
-    configs = [ex.with_question(config(), dropout=d) for d in (0.1, 0.2)]
+    configs = [inputs.with_question(config(), dropout=d) for d in (0.1, 0.2)]
     grid = ex.run_grid(data, configs, seeds=[0, 1])
     assert grid.best.question.dropout == 0.2 and len(grid.best_runs) == 2
 
@@ -116,8 +117,8 @@ def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
     for name, c in configs.rankine_configs(smoke).items():
         c = replace(c, epochs=1, max_train_queries=20, queries_per_batch=10)
         torch.manual_seed(0)
-        model = ex.build_model(data, c)
-        batch = next(ex.source_batches(data, ex.cut_corpus(data, c), c, seed=1, epoch=1))
+        model = inputs.build_model(data, c)
+        batch = next(inputs.source_batches(data, inputs.cut_corpus(data, c), c, seed=1, epoch=1))
         MaxMarginObjective(margin=c.margin, l2=c.l2)(model, batch).backward()
         encoder = model.question_encoder
         gate = [encoder.beta_logit] if c.beta_gate == "scalar" else list(encoder.beta_mlp.parameters())

@@ -12,7 +12,7 @@ full collection keeps the epoch (their "tuned using the development sets"). ``t`
 
 from __future__ import annotations
 
-import time
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,19 +21,15 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from reproq.data.batching import pad_batch
-from reproq.models import count_parameters
 from reproq.baselines.lexical import FIELDS
+from reproq.data.batching import pad_batch
 from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
 from reproq.models.question import RankingBatch
 from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
 from reproq.train import callbacks as cb
-from reproq.train import checkpoint
-from reproq.train.loop import fit_best
+from reproq.train import checkpoint, routine
 from reproq.train.objectives import LogisticRankingObjective
-from reproq.train.runtime import resolve_device, seed_everything
 from reproq.train.runs import RunResult
-
 
 
 @dataclass(frozen=True)
@@ -71,8 +67,8 @@ class Collection:
 
     @classmethod
     def build(cls, prepared, split: DuplicateSplit, fields: str) -> Collection:
-        """From a :class:`~reproq.question_retrieval.run.Prepared` of the same corpus: titles, or titles and bodies
-        (the reader's first 100 body words) joined."""
+        """From :class:`~reproq.question_retrieval.inputs.RetrievalInputs` of the same corpus: titles, or titles and
+        bodies (the reader's first 100 body words) joined."""
         c = prepared.corpus
         sequences = {q: c.titles[q] + (c.bodies[q] if fields == "title+body" else []) for q in split.collection}
         return cls(split, sequences, prepared.vectors, prepared.provenance)
@@ -171,35 +167,29 @@ def score_blocks(model: BOWCNN, collection: Collection, *, device, batch_size: i
 
 def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *, device: str = "auto",
                   checkpoint_root: Path | None = None, progress: bool = True) -> tuple[BOWCNN, RunResult]:
-    """Train one configuration with one seed (resumed under ``checkpoint_root``); validation Accuracy@1 keeps the
-    epoch; the validation and test Accuracy@k of that epoch are the result."""
-    started = time.time()
-    device = resolve_device(device)
-    seed_everything(seed)
-    model = build_model(collection, config).to(device)
+    """Train one configuration with one seed through the study's training routine (:func:`reproq.train.routine.
+    train`; resumed under ``checkpoint_root``): plain SGD, validation Accuracy@1 keeps the epoch; the validation and
+    test Accuracy@k of that epoch are the result."""
     negatives = draw_negatives(collection.split, n=config.n_negatives, seed=seed)
-    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=config.lr)
-    valid = lambda m: evaluate(score_blocks(m, collection, device=device), collection.split, collection.split.valid)  # noqa: E731
-    collapse = lambda m: {"conv_cosine": mean_conv_cosine(m, collection, device=device)}  # noqa: E731
-    callbacks = [cb.Evaluate(valid), cb.Evaluate(collapse, prefix="sample_"), cb.KeepBest("dev_Accuracy@1"),
-                 cb.EarlyStopping("dev_Accuracy@1", config.patience),
-                 cb.ProgressBar(config.epochs, desc=f"{config.label()} seed {seed}", metric="dev_Accuracy@1",
-                                disable=not progress)]
-    key = checkpoint.key({"data": collection.provenance, "split": [len(collection.split.train),
-                                                                    [q.id for q in collection.split.valid]]},
+    split = collection.split
+
+    def evaluations(model: BOWCNN, device: torch.device):
+        return [cb.Evaluate(lambda m: evaluate(score_blocks(m, collection, device=device), split, split.valid)),
+                cb.Evaluate(lambda m: {"conv_cosine": mean_conv_cosine(m, collection, device=device)},
+                            prefix="sample_")]
+
+    key = checkpoint.key({"data": collection.provenance, "split": [len(split.train), [q.id for q in split.valid]]},
                          config, seed)
-
-    def batches(epoch: int):
-        for batch in training_batches(collection, negatives, config, epoch=epoch, seed=seed):
-            yield batch.to(device)
-
-    state = fit_best(model, LogisticRankingObjective(gamma=config.gamma), optimizer, batches, epochs=config.epochs,
-                     callbacks=callbacks, key=key, checkpoint_root=checkpoint_root)
-    blocks = score_blocks(model, collection, device=device)
-    scores = {"dev": evaluate(blocks, collection.split, collection.split.valid),
-              "test": evaluate(blocks, collection.split, collection.split.test, progress=progress)}
-    return model, RunResult(config, seed, state.history, state.best["epoch"], state.epoch, scores,
-                            count_parameters(model), time.time() - started)
+    fitted = routine.train(
+        lambda device: build_model(collection, config), LogisticRankingObjective(gamma=config.gamma),
+        lambda epoch: training_batches(collection, negatives, config, epoch=epoch, seed=seed), seed=seed,
+        device=device, epochs=config.epochs, selection=routine.Selection("dev_Accuracy@1", config.patience),
+        evaluations=evaluations, optimizer=functools.partial(torch.optim.SGD, lr=config.lr), key=key,
+        checkpoint_root=checkpoint_root, desc=f"{config.label()} seed {seed}", progress=progress)
+    blocks = score_blocks(fitted.model, collection, device=fitted.device)
+    scores = {"dev": evaluate(blocks, split, split.valid),
+              "test": evaluate(blocks, split, split.test, progress=progress)}
+    return fitted.model, fitted.result(config, seed, scores)
 
 
 def run_one(collection: Collection, config: DosSantosConfig, seed: int, **options) -> RunResult:

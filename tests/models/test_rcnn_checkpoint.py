@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from reproq.data.errors import FormatError
-from reproq.data.rcnn_checkpoint import DATASET, PATH, load_rcnn, read_checkpoint
+from reproq.models.rcnn_checkpoint import DATASET, PATH, load_rcnn, read_checkpoint
 
 
 @pytest.fixture(scope="module")
