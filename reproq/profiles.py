@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reproq.data.synthetic import SyntheticConfig
+from reproq.synthetic import SyntheticConfig
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class Profile:
 
     def synthetic_config(self, domain: str = "askubuntu", seed: int = 0, **overrides) -> SyntheticConfig:
         """The synthetic stand-in of ``domain`` at this profile's size, with ``overrides`` of its structure (e.g.
-        :data:`reproq.data.synthetic.KEY_PHRASES`)."""
+        :data:`reproq.synthetic.KEY_PHRASES`)."""
         return SyntheticConfig(domain=domain, seed=seed, **{**self.synthetic, **overrides})
 
 

@@ -7,7 +7,7 @@
   ... the largest value in the weight vector remains high").
 - :func:`by_word_kind` (the check behind Figure 4): the mean of 1 − λ_t over the words of each kind — on the
   synthetic stand-in the generator knows which words carry a question's meaning
-  (:func:`reproq.data.synthetic.word_kinds`), so whether the gate lets those in more than filler is measurable.
+  (:func:`reproq.synthetic.word_kinds`), so whether the gate lets those in more than filler is measurable.
 """
 
 from __future__ import annotations

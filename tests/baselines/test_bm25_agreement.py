@@ -129,7 +129,7 @@ def _tsv_questions(path: Path) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
 @pytest.mark.parametrize("k1, b", [(1.2, 0.75), (0.9, 0.4)])
 def test_question_fixture_every_title_against_every_question(path, k1, b):
     questions = _tsv_questions(FIXTURES / path)
-    docs = [title + body for title, body in questions]  # as reproq.data.synthetic builds its BM25 documents
+    docs = [title + body for title, body in questions]  # as reproq.synthetic builds its BM25 documents
     queries = [title for title, _ in questions if title] + [title + body for title, body in questions]
     assert_agree(docs, queries, k1, b)
 

@@ -13,7 +13,8 @@ from reproq import profiles
 from reproq.baselines import svm
 from reproq.baselines.lexical import FIELDS, question_tokens
 from reproq.baselines.tfidf import TfidfRanker
-from reproq.data.askubuntu import Question, TrainQuery, load_askubuntu
+from reproq.corpora import load_askubuntu
+from reproq.data.askubuntu import Question, TrainQuery
 from reproq.data.vocab import lowercase
 from reproq.question_retrieval.evaluate import retrieval_scores
 

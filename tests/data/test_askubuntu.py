@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 from reproq.data import askubuntu, sources
-from reproq.data.askubuntu import (EvalQuery, Question, SyntheticDataWarning, load_android, load_askubuntu,
-                                   read_android_eval, read_corpus, read_eval, read_heldout, read_train,
-                                   read_vectors)
+from reproq import corpora
+from reproq.corpora import SyntheticDataWarning, load_android, load_askubuntu
+from reproq.data.askubuntu import (EvalQuery, Question, read_android_eval, read_corpus, read_eval, read_heldout,
+                                   read_train, read_vectors)
 from reproq.data.errors import FormatError, MissingDataError
-from reproq.data.synthetic import SyntheticConfig
+from reproq.synthetic import SyntheticConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # small enough to generate in well under a second
@@ -172,7 +173,7 @@ def test_real_source_reads_every_file(monkeypatch, tmp_path):
     shutil.copytree(FIXTURES / "askubuntu", root / "askubuntu")
     shutil.copy(root / "askubuntu/dev.txt", root / "askubuntu/test.txt")
     files = {field: path.removesuffix(".gz") for field, path in askubuntu.ASKUBUNTU_FILES.items()}
-    monkeypatch.setattr(askubuntu, "ASKUBUNTU_FILES", files)
+    monkeypatch.setattr(corpora, "ASKUBUNTU_FILES", files)
     monkeypatch.setattr(sources, "require", lambda dataset, path, root=None: root / dataset / path)
     monkeypatch.setattr(sources, "lookup", lambda dataset, path: SimpleNamespace(blob_sha1=f"sha-{path}"))
     data = load_askubuntu("real", root=root)

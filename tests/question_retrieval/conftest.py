@@ -6,8 +6,8 @@ import warnings
 
 import pytest
 
-from reproq.data.askubuntu import load_android, load_askubuntu
-from reproq.data.synthetic import SyntheticConfig
+from reproq.corpora import load_android, load_askubuntu
+from reproq.synthetic import SyntheticConfig
 from reproq.question_retrieval.inputs import prepare
 
 TINY = dict(n_questions=400, n_intents=80, n_train_queries=40, n_dev_queries=15, n_test_queries=15, n_heldout=10,

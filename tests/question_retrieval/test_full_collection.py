@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from reproq import metrics
-from reproq.data.askubuntu import load_askubuntu
-from reproq.data.synthetic import SyntheticConfig
+from reproq.corpora import load_askubuntu
+from reproq.synthetic import SyntheticConfig
 from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.question_retrieval import full_collection_training as bow_cnn
 from reproq.question_retrieval.full_collection import (accuracy_at_k, duplicate_pairs, duplicate_split,

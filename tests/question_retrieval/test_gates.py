@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from reproq.data.askubuntu import load_askubuntu
-from reproq.data.synthetic import SyntheticConfig, word_kinds
+from reproq.corpora import load_askubuntu
+from reproq.synthetic import SyntheticConfig, word_kinds
 from reproq.models.rcnn import rcnn_reference
 from reproq.question_retrieval import gates
 from reproq.question_retrieval import inputs

@@ -1,5 +1,5 @@
 """The stand-in's words and questions: a lexicon of concepts, synonyms, common, filler and name words with their
-vectors, intents, key phrases, and the titles and bodies drawn from them (see :mod:`reproq.data.synthetic`)."""
+vectors, intents, key phrases, and the titles and bodies drawn from them (see :mod:`reproq.synthetic`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reproq.data.synthetic.config import DOMAINS, SyntheticConfig
+from reproq.synthetic.config import DOMAINS, SyntheticConfig
 
 
 @dataclass(frozen=True)

@@ -34,15 +34,15 @@ ranking (real 0.41) and 0.44-0.52 for BM25 (real 0.52), while the cosine of mean
 reaches 0.78-0.81: the vectors carry what word overlap misses. Files are byte-identical for equal
 configs (gzip with mtime 0 and no file name in the header).
 
-The package: :mod:`~reproq.data.synthetic.config` (the knobs), :mod:`~reproq.data.synthetic.text` (words, vectors,
-intents, questions), :mod:`~reproq.data.synthetic.writers` (the files of each dataset, and the cache).
+The package: :mod:`~reproq.synthetic.config` (the knobs), :mod:`~reproq.synthetic.text` (words, vectors,
+intents, questions), :mod:`~reproq.synthetic.writers` (the files of each dataset, and the cache).
 """
 
 
-from reproq.data.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, KEY_PHRASES, PairStructure,
+from reproq.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, KEY_PHRASES, PairStructure,
                                           SyntheticConfig, config_id)
-from reproq.data.synthetic.text import domain_shift, word_kinds
-from reproq.data.synthetic.writers import key_phrases, materialize, write_android, write_askubuntu
+from reproq.synthetic.text import domain_shift, word_kinds
+from reproq.synthetic.writers import key_phrases, materialize, write_android, write_askubuntu
 
 __all__ = ["COMPLETE", "DOMAINS", "GENERATOR_VERSION", "KEY_PHRASES", "PairStructure", "SyntheticConfig", "config_id",
            "domain_shift", "key_phrases", "materialize", "word_kinds", "write_android", "write_askubuntu"]

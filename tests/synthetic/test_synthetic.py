@@ -9,7 +9,7 @@ import pytest
 
 from reproq import paths
 from reproq.data.askubuntu import read_android_eval, read_corpus, read_eval, read_heldout, read_train, read_vectors
-from reproq.data.synthetic import (COMPLETE, SyntheticConfig, config_id, key_phrases, materialize, word_kinds,
+from reproq.synthetic import (COMPLETE, SyntheticConfig, config_id, key_phrases, materialize, word_kinds,
                                    write_android, write_askubuntu)
 from reproq.metrics import question_retrieval_scores
 
@@ -230,7 +230,7 @@ def test_twin_intents_differ_only_in_word_order(phrased):
 
 
 def test_the_topic_shift_moves_android_only_and_by_the_measured_distance():
-    from reproq.data.synthetic import domain_shift
+    from reproq.synthetic import domain_shift
 
     source = SyntheticConfig()
     distances = [domain_shift(source, SyntheticConfig(domain="android", android_topic_shift=s))[
@@ -238,6 +238,6 @@ def test_the_topic_shift_moves_android_only_and_by_the_measured_distance():
     assert distances[0] == 0 and distances == sorted(distances) and distances[-1] > 0.3
     assert domain_shift(source, SyntheticConfig(domain="android", android_topic_shift=0.5))[
         "topic distance (total variation)"] == pytest.approx(distances[-1] / 2)  # linear in the share
-    from reproq.data.synthetic.text import concept_popularity
+    from reproq.synthetic.text import concept_popularity
 
     assert np.array_equal(concept_popularity(SyntheticConfig(android_topic_shift=1.0)), concept_popularity(source))

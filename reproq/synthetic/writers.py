@@ -1,5 +1,5 @@
 """The stand-in's files, in the upstream formats of taolei87/askubuntu and jiangfeng1124/Android, and the cache
-that generates each config once (see :mod:`reproq.data.synthetic`)."""
+that generates each config once (see :mod:`reproq.synthetic`)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import numpy as np
 
 from reproq import paths
 from reproq.baselines.bm25 import BM25, BM25Config
-from reproq.data.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, PairStructure, SyntheticConfig,
+from reproq.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, PairStructure, SyntheticConfig,
                                           config_id)
-from reproq.data.synthetic.text import Lexicon, lexicon, questions, zipf
+from reproq.synthetic.text import Lexicon, lexicon, questions, zipf
 
 
 def _write_text(path: Path, lines: list[str]) -> None:
