@@ -16,7 +16,8 @@
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
-                                                the verdict counts into README.md and a screenshot (Chromium) into
+                                                the verdict counts into README.md, one page per paper into
+                                                results/12_report/<paper>.md and a screenshot (Chromium) into
                                                 figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
@@ -167,7 +168,8 @@ def _scope(args) -> int:
 def _report(args) -> int:
     from pathlib import Path
 
-    from reproq.results import report, scope, site  # pandas: only this command needs it
+    from reproq import results
+    from reproq.results import pages, report, scope, site  # pandas: only this command needs it
 
     out = Path(args.out or paths.build_dir() / "report" / "cpu")
     built = report.build()
@@ -178,6 +180,8 @@ def _report(args) -> int:
         if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(built.counts, built.claims, built.rows),
                                block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
+        for written in pages.write_pages(built, results.Run("12_report", profile="cpu")):
+            print(f"paper page: {written.relative_to(paths.ROOT)}")
         if site.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
             return 1
@@ -251,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_argument("--out", default=None, metavar="DIR",
                                 help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
-                                help="also the verdict counts into README.md and a screenshot into figures/report/")
+                                help="also the verdict counts into README.md, the papers' pages into results/12_report/ "
+                                     "and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
 
     labs_command = commands.add_parser("labs", help="the course labs: nbgrader's student release, or autograding")

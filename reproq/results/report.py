@@ -218,6 +218,19 @@ def shown_value(paper: str, metric: str, value: float) -> str:
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
+def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of :func:`table_rows` as a reader sees them: numbers as each paper prints them, ours with ``± std`` over
+    several seeds, and where they came from (``where``, ``file``), for the site and the papers' pages."""
+    return pd.DataFrame({
+        "dataset": rows.dataset, "split": rows.split, "method": rows.method, "setting": rows.setting,
+        "metric": rows.metric, "variant": rows.variant, "paper": rows.printed,
+        "ours": [shown_value(p, m, v) + (f" ± {shown_value(p, m, s)}" if n > 1 and s == s else "")
+                 for p, m, v, s, n in zip(rows.paper, rows.metric, rows["mean"], rows["std"], rows.n)],
+        "gap": [shown_value(p, m, g) for p, m, g in zip(rows.paper, rows.metric, rows.gap)],
+        "seeds": rows.n, "data": rows.data, "why": rows.why, "verdict": rows.verdict, "where": rows["where"],
+        "file": rows["file"]})
+
+
 def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFrame | None = None) -> str:
     """The verdict counts, the claims and (with ``rows``, :func:`table_rows`) every real-data row that does not
     reproduce, as Markdown for the README (``reproq report --write``)."""

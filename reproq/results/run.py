@@ -87,6 +87,13 @@ class Run:
         self._write_settings(path, synthetic=synthetic, caption=caption)
         return path
 
+    def save_markdown(self, text: str, name: str) -> Path:
+        """Write a page of Markdown (``<name>.md``), e.g. a paper's page of the report."""
+        path = self.results_dir / f"{name}.md"
+        write_text(path, text)
+        self._write_settings(path, synthetic=False)
+        return path
+
     def report(self, records: Sequence[Record], name: str, *, caption: str, scale: float = 1.0,
                decimals: int = 1) -> pd.DataFrame:
         """Save ``records`` and their side-by-side table with the paper (see :func:`compare`); return a

@@ -59,18 +59,13 @@ def _verdict_cell(verdict: str) -> str:
 
 
 def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
-    shown = pd.DataFrame({
-        "dataset": rows.dataset, "split": rows.split, "method": rows.method, "setting": rows.setting,
-        "metric": rows.metric, "variant": rows.variant, "paper": rows.printed,
-        "ours": [report.shown_value(p, m, v) + (f" ± {report.shown_value(p, m, s)}" if n > 1 and s == s else "")
-                 for p, m, v, s, n in zip(rows.paper, rows.metric, rows["mean"], rows["std"], rows.n)],
-        "gap": [report.shown_value(p, m, g) for p, m, g in zip(rows.paper, rows.metric, rows.gap)],
-        "seeds": rows.n, "data": rows.data, "why": rows.why, "verdict": rows.verdict,
-        "notebook": [notebook_links.get(w, w) for w in rows["where"]]})
+    shown = report.shown_rows(rows)
+    shown["notebook"] = [notebook_links.get(w, w) for w in shown["where"]]
     reasons = [r for r in dict.fromkeys(shown["why"]) if r]
     note = f"<p><i>Why not on real data: {html.escape(reasons[0])}.</i></p>" if len(reasons) == 1 else ""
     always = ("paper", "ours", "data", "verdict") + (("why",) if len(reasons) > 1 else ())
-    shown = shown[[c for c in shown if c in always or (c != "why" and shown[c].astype(str).nunique() > 1)]]
+    shown = shown[[c for c in shown if c not in ("where", "file")
+                   and (c in always or (c != "why" and shown[c].astype(str).nunique() > 1))]]
     table = shown.to_html(index=False, escape=True, classes="item", border=0)
     for verdict in report.VERDICTS:  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
