@@ -64,14 +64,17 @@ def paper_page(built: report.Report, paper: str, *, figures: str = "../../figure
             numbers = (f": Δ = {c.delta:+.3f}" + (f" [{c.low:+.3f}, {c.high:+.3f}]" if c.low == c.low else "")
                        + f", {c.seeds} seed{'s' if c.seeds != 1 else ''}") if c.delta == c.delta else ""
             lines.append(f"- {c.claim} — **{c.verdict}**{numbers}")
-    scope = scope_table(built.results_dir)
+    scope, shown_at = scope_table(built.results_dir), {}
     for item in scope[scope.paper == paper].item:
         mine = rows[rows.table == item]
         if item.startswith("Figure"):
             figure = built.figures[(built.figures.paper == paper) & (built.figures.figure == item)].iloc[0]
             lines += ["", f"## {item}: {figure.shows}", "", f"**{figure.verdict}** ({figure.data})."]
-            lines += [f"![{p.short} {item}]({figures}/{Path(png).parent.name}/{Path(png).name})"
-                      for png in figure.files]
+            for png in figure.files:  # a figure file that draws several of the paper's figures is shown once
+                where = f"{Path(png).parent.name}/{Path(png).name}"
+                lines.append(f"Drawn with {shown_at[where]} above." if where in shown_at else
+                             f"![{p.short} {item}]({figures}/{where})")
+                shown_at.setdefault(where, item)
         else:
             lines += ["", f"## {item}"]
         if len(mine):
