@@ -150,7 +150,7 @@ def _bench(args) -> int:
 
 
 def _scope(args) -> int:
-    from reproq.results import scope  # pandas: only this command needs it
+    from reproq.report import scope  # pandas: only this command needs it
 
     table = scope.scope_table()
     tables = {"papers": scope.papers_markdown(table), "scope": scope.scope_markdown(table, scope.beyond_the_papers()),
@@ -169,15 +169,15 @@ def _report(args) -> int:
     from pathlib import Path
 
     from reproq import results
-    from reproq.results import pages, report, scope, site  # pandas: only this command needs it
+    from reproq.report import pages, scope, site, verdicts  # pandas: only this command needs it
 
     out = Path(args.out or paths.build_dir() / "report" / "cpu")
-    built = report.build()
+    built = verdicts.build()
     page = site.build_site(out, built)
     print(built.counts.to_string(index=False))
     print(f"report: {page}")
     if args.write:
-        if scope.update_readme(paths.ROOT / "README.md", report.counts_markdown(built.counts, built.claims, built.rows),
+        if scope.update_readme(paths.ROOT / "README.md", verdicts.counts_markdown(built.counts, built.claims, built.rows),
                                block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
         for written in pages.write_pages(built, results.Run("12_report", profile="cpu")):

@@ -8,12 +8,12 @@ import pytest
 
 from reproq import paths
 from reproq.papers import PAPERS
-from reproq.results import pages, report
+from reproq.report import pages, verdicts
 
 
 @pytest.fixture(scope="module")
 def built():
-    return report.build()
+    return verdicts.build()
 
 
 @pytest.mark.parametrize("paper", list(PAPERS))
@@ -29,7 +29,7 @@ def test_a_page_has_every_item_in_the_papers_order_and_its_links_resolve(built, 
     items = re.findall(r"^## ((?:Table|Figure) \d+)", text, flags=re.M)
     expected = [i for p, i in sorted({(r.paper, r.table) for r in built.rows.itertuples()} |
                                      {(p, f) for p, f in zip(built.figures.paper, built.figures.figure)},
-                                     key=lambda pi: report.item_order(*pi)) if p == paper]
+                                     key=lambda pi: verdicts.item_order(*pi)) if p == paper]
     assert items == expected
     folder = paths.ROOT / "results" / "12_report"
     links = re.findall(r"\]\(([^)]+)\)", text)

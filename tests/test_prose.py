@@ -1,4 +1,4 @@
-"""Every decimal typed into the README or a notebook's Markdown is one the records hold (reproq.results.prose)."""
+"""Every decimal typed into the README or a notebook's Markdown is one the records hold (reproq.report.prose)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from reproq import paths
-from reproq.results import prose
+from reproq.report import prose
 
 
 def test_every_typed_number_of_the_readme_and_the_notebooks_is_in_the_records():

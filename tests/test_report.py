@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from reproq import paths
-from reproq.results import Record, report, site
+from reproq.results import Record
+from reproq.report import site, verdicts
 
 
 def write_records(folder: Path, records: list[Record]) -> None:
@@ -34,7 +35,7 @@ def lei_bm25(value: float, *, synthetic: bool = False, seed: int = 1) -> Record:
 ])
 def test_each_verdict_follows_from_the_records(tmp_path, values, synthetic, expected):
     write_records(tmp_path / "01_made", [lei_bm25(v, synthetic=synthetic, seed=s) for s, v in enumerate(values)])
-    rows = report.table_rows(report.load_records(tmp_path))
+    rows = verdicts.table_rows(verdicts.load_records(tmp_path))
     row = rows[(rows.paper == "lei2016") & (rows.method == "BM25") & (rows.split == "test") & (rows.metric == "MAP")]
     assert list(row.verdict) == [expected] and list(row["where"]) == ["01_made"] and list(row.n) == [len(values)]
     others = rows.drop(row.index)
@@ -46,7 +47,7 @@ def test_a_torn_record_names_its_file_and_line(tmp_path):
     with open(tmp_path / "01_made" / "made.jsonl", "a") as f:
         f.write('{"paper": "lei2016", "tab\n')
     with pytest.raises(ValueError, match=r"made.jsonl, line 2: not a JSON record.*rerun the notebook 01_made"):
-        report.load_records(tmp_path)
+        verdicts.load_records(tmp_path)
 
 
 def test_claims_are_tested_seed_by_seed_on_real_data_only(tmp_path):
@@ -57,7 +58,7 @@ def test_claims_are_tested_seed_by_seed_on_real_data_only(tmp_path):
     write_records(tmp_path / "04", [tay("CTRN", 0.70 + s / 100, s) for s in range(4)]
                   + [tay("QRNN", 0.65 + s / 100 + (s % 2) / 1000, s) for s in range(4)]
                   + [tay("LSTM", 0.9, 0, synthetic=True)])
-    claims = report.claim_rows(report.load_records(tmp_path)).set_index("claim")
+    claims = verdicts.claim_rows(verdicts.load_records(tmp_path)).set_index("claim")
     first = claims.loc["CTRN > QRNN on TrecQA, trained on TRAIN (Table 6)"]
     assert first.verdict == "confirmed" and first.seeds == 4 and first.delta == pytest.approx(0.0495)
     assert claims.loc["QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)"].verdict.startswith("not testable")
@@ -67,7 +68,7 @@ def test_figures_are_found_by_their_paper_names(tmp_path):
     for name in ("tay2018_figure3.png", "smolyakov2017_figures12_14__synthetic.png"):
         (tmp_path / "05").mkdir(exist_ok=True)
         (tmp_path / "05" / name).write_bytes(b"png")
-    figures = report.figure_rows([], tmp_path).set_index(["paper", "figure"])
+    figures = verdicts.figure_rows([], tmp_path).set_index(["paper", "figure"])
     assert figures.loc[("tay2018", "Figure 3")].verdict == "drawn on real data"
     assert [figures.loc[("smolyakov2017", f"Figure {n}")].verdict for n in (11, 12, 13, 14, 15)] == \
         ["not built", "pipeline only", "pipeline only", "pipeline only", "not built"]
@@ -82,7 +83,7 @@ def _chromium_or_skip() -> None:
 
 def test_the_committed_report_opens_in_chromium_whole(tmp_path):
     _chromium_or_skip()
-    built = report.build()
+    built = verdicts.build()
     page = site.build_site(tmp_path / "site", built)
     rows, figures = built.rows, built.figures
     shown = site.browse(page, tmp_path)
@@ -101,15 +102,15 @@ def test_the_committed_report_opens_in_chromium_whole(tmp_path):
 
 def test_a_broken_image_is_seen_by_the_browser(tmp_path):
     _chromium_or_skip()
-    page = site.build_site(tmp_path / "site", report.build())
+    page = site.build_site(tmp_path / "site", verdicts.build())
     source = re.search(r'<img src="([^"]+)"', page.read_text())[1]
     (tmp_path / "site" / source).write_bytes(b"not a png")
     assert site.browse(page, tmp_path)["broken"] == page.read_text().count(f'<img src="{source}"') >= 1
 
 
 def test_the_readme_shows_the_current_verdict_counts():
-    built = report.build()
-    expected = report.counts_markdown(built.counts, built.claims, built.rows)
+    built = verdicts.build()
+    expected = verdicts.counts_markdown(built.counts, built.claims, built.rows)
     readme = (paths.ROOT / "README.md").read_text()
     assert expected in readme, "README.md's verdict counts are stale: run `reproq report --write`"
 
@@ -119,7 +120,7 @@ def test_the_smoke_outputs_make_a_whole_site_too(tmp_path):
     if not any(results_dir.glob("*/*.jsonl")):  # the notebook tests (earlier in a whole run) write them
         pytest.skip("no smoke outputs in this session: run the whole suite")
     _chromium_or_skip()
-    page = site.build_site(tmp_path / "site", report.build(results_dir, figures_dir), profile="smoke")
+    page = site.build_site(tmp_path / "site", verdicts.build(results_dir, figures_dir), profile="smoke")
     shown = site.browse(page, tmp_path)
     pngs = [p for p in figures_dir.glob("*/*.png") if p.parent.name != "report"]
     assert shown["broken"] == 0 and shown["tables"] > 10 and len(pngs) > 10

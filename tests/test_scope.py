@@ -9,7 +9,7 @@ import pytest
 
 from reproq import paths
 from reproq.peak_memory import KEPT_PEAK
-from reproq.results import scope
+from reproq.report import scope
 
 NUMBERS = """paper,seed_file,table,dataset,split,method,setting,metric,value,note
 lei2016,x.txt,Table 2,askubuntu,dev,BM25,pooling=-,MAP,52.0,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Claim:
     """"``a`` beats ``b`` on ``metric`` where ``where``" (record fields, e.g. ``table="Table 6"``), as the paper's text
-    says: the report tests it seed by seed on real data (:func:`reproq.results.report.claim_rows`)."""
+    says: the report tests it seed by seed on real data (:func:`reproq.report.verdicts.claim_rows`)."""
 
     text: str
     a: str

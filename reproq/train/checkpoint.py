@@ -36,10 +36,10 @@ def load(directory: str | Path) -> dict | None:
 @functools.lru_cache(maxsize=1)
 def code_hash() -> str:
     """A hash of the library code a trained model's numbers depend on, so that a checkpoint written by older
-    code is never resumed: every ``.py`` file of ``reproq`` except those that only report or teach (``results``,
-    ``bench``, ``labs``, the command line, the notebook runner and its memory sampler)."""
+    code is never resumed: every ``.py`` file of ``reproq`` except those that only write, read back or teach
+    (``results``, ``report``, ``bench``, ``labs``, the command line, the notebook runner and its memory sampler)."""
     root = Path(__file__).resolve().parents[1]
-    reporting = {"results", "bench", "labs", "cli.py", "runner.py", "peak_memory.py"}
+    reporting = {"results", "report", "bench", "labs", "cli.py", "runner.py", "peak_memory.py"}
     files = sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in reporting)
     digest = hashlib.sha1()
     for path in files:

@@ -1,7 +1,7 @@
 """The reproduction report as a static HTML site, and a real browser that reads it back.
 
 :func:`build_site` writes ``index.html`` (the summary, then per paper every table and figure in the paper's order,
-from :mod:`reproq.results.report`), copies the figures beside it, and converts the executed notebooks it finds
+from :mod:`reproq.report.verdicts`), copies the figures beside it, and converts the executed notebooks it finds
 (``build/notebooks/<profile>/``, what ``reproq run`` leaves) to HTML with nbconvert, linked from each item.
 :func:`browse` opens the page in headless Chromium (Debian's ``chromium``), which counts the tables, the figures
 and the images that failed to load; :func:`screenshot` saves what it shows.
@@ -21,9 +21,9 @@ import pandas as pd
 
 from reproq import atomic, paths
 from reproq.papers import PAPERS
-from reproq.results import report
+from reproq.report import verdicts
 from reproq.results.records import code_version
-from reproq.results.scope import scope_table
+from reproq.report.scope import scope_table
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--allow-file-access-from-files"]
@@ -59,7 +59,7 @@ def _verdict_cell(verdict: str) -> str:
 
 
 def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
-    shown = report.shown_rows(rows)
+    shown = verdicts.shown_rows(rows)
     shown["notebook"] = [notebook_links.get(w, w) for w in shown["where"]]
     reasons = [r for r in dict.fromkeys(shown["why"]) if r]
     note = f"<p><i>Why not on real data: {html.escape(reasons[0])}.</i></p>" if len(reasons) == 1 else ""
@@ -67,7 +67,7 @@ def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
     shown = shown[[c for c in shown if c not in ("where", "file")
                    and (c in always or (c != "why" and shown[c].astype(str).nunique() > 1))]]
     table = shown.to_html(index=False, escape=True, classes="item", border=0)
-    for verdict in report.VERDICTS:  # colour the verdicts (the cell text is escaped already)
+    for verdict in verdicts.VERDICTS:  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
     return note + re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
 
@@ -109,8 +109,8 @@ def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
     return links
 
 
-def build_site(out_dir: Path, built: report.Report, *, profile: str = "cpu") -> Path:
-    """Write the report ``built`` (:func:`reproq.results.report.build`) to ``out_dir/index.html``, its figures beside
+def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -> Path:
+    """Write the report ``built`` (:func:`reproq.report.verdicts.build`) to ``out_dir/index.html``, its figures beside
     it; returns the page."""
     out_dir = Path(out_dir)
     rows, figures, counts, claims = built.rows, built.figures, built.counts, built.claims
@@ -130,7 +130,7 @@ def build_site(out_dir: Path, built: report.Report, *, profile: str = "cpu") -> 
     parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>, code "
              f"<code>{html.escape(code_version())}</code>, built {time.strftime('%Y-%m-%d %H:%M %Z')} by "
              "<code>reproq report</code> from the committed records. Every verdict is computed by one rule "
-             "(<code>reproq/results/report.py</code>): <b>reproduced</b> within the seeds' spread (2 sd), the paper's "
+             "(<code>reproq/report/verdicts.py</code>): <b>reproduced</b> within the seeds' spread (2 sd), the paper's "
              "printed precision or a stated tolerance (1 point for ratio metrics, 1 % otherwise); <b>not "
              "reproduced</b> beyond it (the notebook says why); <b>pipeline only</b> on the synthetic stand-in; "
              "<b>not built</b> without a record. Ratio metrics are shown as each paper prints them.</p>",

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from reproq import paths
+from reproq.report import verdicts
 
 # A decimal number as prose writes it: optional sign (ASCII or Unicode minus), thousands separators, a fraction.
 NUMBER = re.compile(r"(?<![\w.,])([-−+]?)(\d{1,3}(?:,\d{3})+|\d+)\.(\d+)(?![\w]|\.\d)")
@@ -190,10 +191,8 @@ def paper_pool(papers: Iterable[str] | None = None) -> Pool:
 
 def report_pools(results_dir: Path) -> dict[str, Pool]:
     """What the report computes from the records, per notebook folder: its rows' gaps to the paper; under ``""``,
-    the claims' differences and intervals, which every scope holds (:mod:`reproq.results.report`)."""
-    from reproq.results import report
-
-    built = report.build(results_dir)
+    the claims' differences and intervals, which every scope holds (:mod:`reproq.report.verdicts`)."""
+    built = verdicts.build(results_dir)
     pools = {where: Pool(p for v in rows["gap"] for p in _point(float(v)))
              for where, rows in built.rows.groupby("where")}
     pools[""] = Pool(p for v in built.claims[["delta", "low", "high"]].to_numpy().ravel() for p in _point(float(v)))
