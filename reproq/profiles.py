@@ -26,7 +26,7 @@ class Lexical:
 
 @dataclass(frozen=True)
 class QuestionRetrieval:
-    """Neural question retrieval on AskUbuntu (:mod:`reproq.question_retrieval.configs` turns it into runs)."""
+    """Neural question retrieval on AskUbuntu (:func:`reproq.papers.lei2016.lei_grid` and the other papers' configurations turn it into runs)."""
 
     seeds: tuple[int, ...]
     scale: float  # hidden sizes relative to the papers'
@@ -69,7 +69,7 @@ class DosSantos:
 
 @dataclass(frozen=True)
 class Rankine:
-    """Rankine's CS287 models on AskUbuntu (:func:`reproq.question_retrieval.configs.rankine_configs`)."""
+    """Rankine's CS287 models on AskUbuntu (:func:`reproq.papers.rankine2016.rankine_configs`)."""
 
     seeds: tuple[int, ...]
     scale: float  # the GRU's and CNN's hidden sizes relative to his Table 1 (280, 700)
@@ -79,7 +79,7 @@ class Rankine:
 
 @dataclass(frozen=True)
 class AnswerSelection:
-    """Tay et al.'s rankers (:mod:`reproq.answer_selection.configs` turns it into runs)."""
+    """Tay et al.'s rankers (:func:`reproq.papers.tay2018.tay_configs` turns it into runs)."""
 
     seeds: tuple[int, ...]  # the two models the paper is about, QRNN and CTRN
     baseline_seeds: tuple[int, ...]  # every other model (LSTM, AP-CNN, AP-BiLSTM)
@@ -225,3 +225,12 @@ def get(name: str) -> Profile:
     if name not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {name!r}")
     return PROFILES[name]
+
+
+def scaled(size: int, scale: float) -> int:
+    """A paper's layer size at a profile's ``scale`` (a section's ``scale``), never below 4.
+
+    >>> scaled(400, 1.0), scaled(400, 0.25), scaled(10, 0.01)
+    (400, 100, 4)
+    """
+    return max(4, round(size * scale))

@@ -12,7 +12,7 @@ import pytest
 from reproq.baselines import overlap
 from reproq.baselines.overlap import (FEATURE_NAMES, NLTK_STOP_WORDS, RAW_FEATURE_NAMES, OverlapFeatures,
                                      question_texts)
-from reproq.data.records import Candidate, QAQuestion
+from reproq.data.qa import Candidate, QAQuestion
 
 
 def test_docstring_examples():

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from reproq.data.batching import pad_batch
-from reproq.data.records import QAQuestion
+from reproq.data.qa import QAQuestion
 from reproq.data.vocab import Vocabulary, lowercase
 
 

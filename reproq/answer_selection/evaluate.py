@@ -10,7 +10,7 @@ import torch
 
 from reproq import metrics
 from reproq.answer_selection.batches import PairSet, score_questions
-from reproq.data.records import QAQuestion
+from reproq.data.qa import QAQuestion
 
 
 def ranking_scores(questions: Sequence[QAQuestion], scores: Sequence[np.ndarray], *, no_relevant: str = "zero",

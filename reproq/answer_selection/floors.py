@@ -16,6 +16,9 @@ so ties broken in file order hand the count floor the labels).
   saturation ties). :func:`choose_c` picks the inverse regularisation C by DEV MAP.
 - QatarLiving (SemEval-2016 3A): :func:`chronological_scores`, the task's baseline (comments in forum order),
   and :func:`random_scores`.
+
+:func:`floor_scores` gives the usual set on one split; :func:`floor_records` turns floors into the records a table
+shows beside the networks.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from reproq.answer_selection.evaluate import ranking_scores
 from reproq.baselines.bm25 import BM25
 from reproq.baselines.lexical import lexical_answer_scores
 from reproq.baselines.overlap import OverlapFeatures, question_texts
-from reproq.data.records import QAQuestion
+from reproq.data.qa import QAQuestion
 
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)  # ours: powers of ten around scikit-learn's default C = 1
 RANDOM_STATE = 0  # lbfgs is deterministic; fixed anyway, so a solver change cannot make the floor vary
@@ -130,3 +133,13 @@ def floor_scores(train: Sequence[QAQuestion], questions: Sequence[QAQuestion],
             "LR on the 4 normalised overlap features": features_only_scores(fit_features_only(train, normalised),
                                                                               questions, normalised),
             "LR on the 4 raw overlap counts": features_only_scores(fit_features_only(train, raw), questions, raw)}
+
+
+def floor_records(provenance, scores: dict[str, list[np.ndarray]], questions: Sequence[QAQuestion], *, seed: int,
+                  metrics: Sequence[str], ks: Sequence[int] = (), **keys) -> list:
+    """One record per floor of ``scores`` (name -> one score array per question of ``questions``, e.g.
+    :func:`floor_scores`) and metric, method ``"floor: <name>"``, ties broken at random with ``seed``; ``keys`` are
+    the records' paper, table, dataset, split and setting (:meth:`reproq.results.Provenance.records`)."""
+    return [record for name, floor in scores.items()
+            for record in provenance.records(ranking_scores(questions, floor, seed=seed, ks=ks), metrics=metrics,
+                                             method=f"floor: {name}", seeds=(seed,), **keys)]

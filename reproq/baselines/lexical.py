@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from reproq.data.askubuntu import EvalQuery, Question
-from reproq.data.records import QAQuestion
+from reproq.data.qa import QAQuestion
 from reproq.data.vocab import lowercase
 
 FIELDS = ("title", "title+body")  # Lei et al. Table 5: a question is its title, or its title and body

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from reproq.data.records import QAQuestion
+from reproq.data.qa import QAQuestion
 
 # NLTK's English stop-word list (``nltk.corpus.stopwords.words("english")``, 179 words), which castor uses.
 NLTK_STOP_WORDS = frozenset("""

@@ -29,7 +29,7 @@ from reproq.models import build_encoder, count_parameters, rcnn_kernel
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version
 from reproq.profiles import get as get_profile
-from reproq.question_retrieval.configs import TABLE3_HIDDEN
+from reproq.papers.lei2016 import TABLE3_HIDDEN
 
 class _TorchLSTM(nn.Module):
     """The yardstick: ``torch.nn.LSTM`` as it comes (two biases), d = 240, no masking or packing."""

@@ -28,7 +28,7 @@ from reproq.models import build_encoder, count_parameters
 from reproq.models.embedding import WordEmbedding
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
 from reproq.profiles import get as get_profile
-from reproq.question_retrieval.configs import TABLE3_HIDDEN
+from reproq.papers.lei2016 import TABLE3_HIDDEN
 from reproq.results import code_version
 
 VOCABULARY = 100_408  # AskUbuntu's: the IDF weights of taolei87/rcnn's released model, one per word

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from reproq.data.errors import FormatError
-from reproq.data.records import SHUFFLE_SEED
+from reproq.data.qa import SHUFFLE_SEED
 from reproq.data.text import at_least_one, numbered_lines
 
 # Lei et al. 2016, footnote 5: "We truncate the body section at a maximum of 100 words."

@@ -8,7 +8,7 @@ Task 3 subtask A, which the paper calls QatarLiving (train part 2 and dev only: 
 from __future__ import annotations
 
 from reproq.data import semeval, trecqa, wikiqa
-from reproq.data.records import QAQuestion
+from reproq.data.qa import QAQuestion
 from reproq.data.sources import provenance
 
 SPLITS = {  # dataset -> (training splits, dev split, test split or None)

@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from reproq.data.errors import FormatError, MissingDataError
-from reproq.data.records import Candidate, QAQuestion, shuffle_candidates
+from reproq.data.qa import Candidate, QAQuestion, shuffle_candidates
 from reproq.data.sources import fetch_command, require
 from reproq.data.text import at_least_one, numbered_lines
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from reproq.data.askubuntu import EvalQuery, Question, TrainQuery
-from reproq.data.records import QAQuestion, qa_stats
+from reproq.data.qa import QAQuestion, qa_stats
 
 
 def corpus_stats(corpus: Mapping[str, Question]) -> dict[str, float]:

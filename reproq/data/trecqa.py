@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from reproq.data.errors import FormatError
-from reproq.data.records import Candidate, QAQuestion, clean, shuffle_and_number
+from reproq.data.qa import Candidate, QAQuestion, clean, shuffle_and_number
 from reproq.data.sources import require
 from reproq.data.text import at_least_one, numbered_lines
 
@@ -90,7 +90,7 @@ def _block_tokens(lines: Iterator[tuple[int, str]], path: Path, tag: str, start:
 
 def read_trecqa_xml(path: str | Path) -> list[QAQuestion]:
     """Questions of a castorini TrecQA xml file, in file order, candidates shuffled and numbered
-    (:func:`~reproq.data.records.shuffle_and_number`)."""
+    (:func:`~reproq.data.qa.shuffle_and_number`)."""
     path = Path(path)
     questions: list[QAQuestion] = []
     lines = numbered_lines(path)

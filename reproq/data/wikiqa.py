@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reproq.data.errors import FormatError
-from reproq.data.records import Candidate, QAQuestion, shuffle_and_number
+from reproq.data.qa import Candidate, QAQuestion, shuffle_and_number
 from reproq.data.sources import require
 from reproq.data.text import at_least_one, numbered_lines
 

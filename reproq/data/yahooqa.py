@@ -28,7 +28,7 @@ from pathlib import Path
 
 from reproq.data.errors import FormatError
 from reproq.data.pickles import AllowListUnpickler
-from reproq.data.records import Candidate, QAQuestion, shuffle_and_number
+from reproq.data.qa import Candidate, QAQuestion, shuffle_and_number
 from reproq.data.sources import require
 
 SPLITS = ("train", "dev", "test")

@@ -1,9 +1,21 @@
-"""Rankine. *Question Retrieval*. Harvard CS287 project, 2016 (seed ``004_afb19b87d6db3268.txt``; no figures)."""
+"""Rankine. *Question Retrieval*. Harvard CS287 project, 2016 (seed ``004_afb19b87d6db3268.txt``; no figures).
+
+Here: Table 1's networks at a profile's scale and his learning-rate grid (:func:`rankine_configs`,
+:func:`rankine_grid`), and whether the learned word weights become an IDF (:func:`word_weights_against_idf`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from reproq.models.question import QuestionEncoderConfig
 from reproq.papers.lei2016 import ASKUBUNTU
 from reproq.papers.paper import Claim, Paper
+from reproq.profiles import Rankine, scaled
+from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig
 
 PAPER = Paper(
     key="rankine2016", short="Rankine 2016",
@@ -16,3 +28,50 @@ PAPER = Paper(
     stand_in={"askubuntu": ASKUBUNTU},
     notebooks=("11_rankine",),
 )
+
+
+def rankine_grid(r: Rankine) -> dict[str, list[TrainConfig]]:
+    """:func:`rankine_configs` with each of the profile's learning rates (his §6.3 grid; dev MRR chooses)."""
+    return {name: [replace(config, lr=lr) for lr in r.lrs] for name, config in rankine_configs(r).items()}
+
+def rankine_configs(r: Rankine) -> dict[str, TrainConfig]:
+    """Rankine's Table 1 networks (§3.2, §4, §5.1, §6.3), keyed by his row names, at the profile's scale and budget.
+
+    Shared, as his §6.3 and §5.2 say: Adam; 20 sampled negatives; 16 query groups a batch ("8 and 16 worked pretty
+    well"); Adam at 1e-3 (:func:`rankine_grid` searches his learning rates); a margin of 0.05 (his 0.01–0.05: "low margins ... prevented overfitting"); bodies cut at 40 words (his
+    clip); the title and the body through encoders of their own with a learned β (his "immediate modification ... to
+    get decent results"); fixed word vectors, no IDF scaling, no state normalisation, dropout 0.1 (his Lei-range
+    search; he found lower better with bodies). Not reported, so not copied: the epochs. Weighted CBOW is the free weight per word (his first form); "Weighted CBOW (MLP)", the
+    MLP-parameterised weights he also proposes, is not in his table; nor is the GRU with β from an MLP of both
+    questions' title and body vectors (his §5.2 equation, which he did not run).
+    """
+    common = dict(lr=1e-3, margin=0.05, l2=0.0, n_negatives=20, queries_per_batch=16, max_body_len=40,
+                  idf_reweight=False, separate_fields=True, **r.train)
+    question = QuestionEncoderConfig(pooling="mean", normalize_states=False, dropout=0.1)
+    hidden = {"gru": scaled(280, r.scale), "cnn": scaled(700, r.scale)}
+    return {
+        "CBOW": TrainConfig(encoder="cbow", question=question, **common),
+        "Weighted CBOW": TrainConfig(encoder="cbow", encoder_settings=(("projection", False),),
+                                     learn_word_weights=True, question=question, **common),
+        "Weighted CBOW (MLP)": TrainConfig(encoder="cbow", encoder_settings=(("projection", False),
+                                                                             ("weighting", "mlp")),
+                                           question=question, **common),
+        "GRU (d=280, last state)": TrainConfig(encoder="gru", encoder_settings=(("hidden_dim", hidden["gru"]),),
+                                               question=replace(question, pooling="last"), **common),
+        "CNN (d=700, k=3, mean pooling)": TrainConfig(encoder="cnn", encoder_settings=(
+            ("hidden_dim", hidden["cnn"]), ("width", 3)), question=question, **common),
+        "GRU (d=280, last state), MLP-gated β": TrainConfig(
+            encoder="gru", encoder_settings=(("hidden_dim", hidden["gru"]),), beta_gate="mlp",
+            question=replace(question, pooling="last"), **common),
+    }
+
+
+def word_weights_against_idf(model, data: RetrievalInputs) -> dict[str, float]:
+    """Rankine's expectation that weighted CBOW's learned weights "act analogously to IDF" (§5.1), measured: Spearman's
+    ρ between each word's learned weight λ_w = softplus(its free weight; all start at 1) in ``model``'s title encoder
+    and the word's IDF, over the words the training titles use; and the weights' range there."""
+    learned = np.log1p(np.exp(model.question_encoder.title.encoder.embedding.learned.detach().cpu().numpy()))
+    used = np.unique([w for g in data.groups for q in (g.query, *g.positives) for w in data.corpus.titles[q]])
+    rho = spearmanr(learned[used], data.idf[used]).statistic if np.ptp(learned[used]) > 0 else float("nan")
+    return {"title words": len(used), "spearman rho": float(rho), "weight min": float(learned[used].min()),
+            "weight max": float(learned[used].max())}

@@ -1,10 +1,33 @@
 """Smolyakov, Srikant. *Neural Approaches to Question Retrieval*. MIT 6.864 term project, 2017 (seed
-``003_6d6226b7de5bc4d3.txt``)."""
+``003_6d6226b7de5bc4d3.txt``).
+
+Here: the paper's in-domain and adaptation configurations at a profile's scale (:func:`smolyakov_config`,
+:func:`adaptation_config`), Table 6's parameter counts, and Table 7 and Figures 8–15 from the adaptation runs
+(:mod:`reproq.question_retrieval.adaptation`) and scores. Every AUC is pooled over all (query, candidate) pairs of the
+Android split: Table 7 reports the course meter's AUC and AUC(0.05) (``reproq.metrics.auc_score``), scikit-learn's
+McClish-standardised AUC(0.05) beside it under its own name; the ROC curves are scikit-learn's
+(``RocCurveDisplay``), the region FPR ≤ 0.05 that AUC(0.05) measures shaded. (Longer than most modules: eight
+figures of one paper, each a few lines.)
+"""
 
 from __future__ import annotations
 
-from reproq.papers.lei2016 import ASKUBUNTU
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, replace
+
+import numpy as np
+import pandas as pd
+
+from reproq import metrics, profiles
+from reproq.models import build_encoder, count_parameters
+from reproq.models.question import QuestionEncoderConfig
+from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU
 from reproq.papers.paper import Claim, Paper
+from reproq.profiles import Adaptation, QuestionRetrieval, scaled
+from reproq.question_retrieval.evaluate import pooled, retrieval_scores
+from reproq.question_retrieval.inputs import TrainConfig
+from reproq.results import Provenance, Record
+from reproq.train.runs import RunResult
 
 PAPER = Paper(
     key="smolyakov2017", short="Smolyakov & Srikant 2017",
@@ -30,3 +53,258 @@ PAPER = Paper(
               "askubuntu": ASKUBUNTU},
     notebooks=("00_datasets", "01_lexical_baselines", "03_pooling_body_smolyakov", "09_domain_adaptation"),
 )
+
+
+SMOLYAKOV_HIDDEN = {"cnn": 700, "lstm": 128}  # Smolyakov & Srikant Table 6 budgets (see smolyakov_config)
+
+SMOLYAKOV_TABLE4_FILTERS = 250  # Smolyakov & Srikant Table 4: "Kernel size [2-6] x 250" (1,250 output channels)
+
+def smolyakov_config(p: QuestionRetrieval, encoder: str) -> TrainConfig:
+    """Smolyakov & Srikant's in-domain setting (§3.2, §6.1, Table 3).
+
+    CNN: width 3 and 700 filters (420,700 parameters; the report's 420,600 = 3·200·701 is what 701 width-3
+    filters without bias would have: no width/filter count with a bias gives it exactly). LSTM:
+    bidirectional, 128 units per direction, torch's two biases (337,920, their count exactly). Mean
+    pooling, margin 0.4, 40 negatives, titles cut at 10 words and bodies at 100 (or the profile's shorter
+    cut), Adam lr 1e-3 with weight
+    decay 1e-5 halved every 4 epochs, 32 queries a batch, 16 epochs. Not reported, so not copied: dropout
+    (none here), state normalisation (none: "average pooling"), IDF weights (none), their stop-word list
+    (the synthetic stand-in has no English stop words; on real data this is a known difference).
+    """
+    if encoder == "cnn":
+        settings = {"hidden_dim": scaled(SMOLYAKOV_HIDDEN["cnn"], p.scale), "width": 3}
+    elif encoder == "lstm":
+        settings = {"hidden_dim": scaled(SMOLYAKOV_HIDDEN["lstm"], p.scale), "bidirectional": True, "one_bias": False}
+    else:
+        raise ValueError(f"Smolyakov & Srikant trained 'cnn' and 'lstm', not {encoder!r}")
+    return TrainConfig(
+        encoder=encoder, encoder_settings=tuple(settings.items()), lr=1e-3, weight_decay=1e-5, lr_halve_every=4,
+        margin=0.4, l2=0.0, n_negatives=40, queries_per_batch=32, max_title_len=10, max_body_len=min(100, p.max_body_len),
+        idf_reweight=False, epochs=p.smolyakov_epochs, patience=p.smolyakov_epochs,
+        max_train_queries=p.max_train_queries,
+        question=QuestionEncoderConfig(pooling="mean", fields="title+body", normalize_states=False, dropout=0.0))
+
+def adaptation_config(p: QuestionRetrieval, a: Adaptation, encoder: str, *, adversarial: bool = False) -> TrainConfig:
+    """Smolyakov & Srikant's Experiment 2 setting with the adaptation profile's budget: direct transfer on the
+    in-domain networks of :func:`smolyakov_config` (Table 3); adversarial runs on the same networks or, when the
+    profile asks for ``a.table4``, on Table 4's: a CNN of 1,250 filters, 250 for each width 2–6, and a
+    one-directional LSTM of 128 (sizes scaled by the profile). Table 4's 300-d inputs are not available here: every
+    network reads the corpus's word vectors (AskUbuntu's are 200-d)."""
+    config = replace(smolyakov_config(p, encoder), **a.train)
+    if not (adversarial and a.table4):
+        return config
+    settings = dict(config.encoder_settings)
+    if encoder == "cnn":
+        widths = (2, 3, 4, 5, 6)
+        settings.update(hidden_dim=len(widths) * scaled(SMOLYAKOV_TABLE4_FILTERS, p.scale), width=widths)
+    else:
+        settings.update(bidirectional=False)
+    return replace(config, encoder_settings=tuple(settings.items()))
+
+
+def smolyakov_params_records() -> list[Record]:
+    """Smolyakov & Srikant Table 6 "# params", counted on our modules at their sizes (see
+    :func:`smolyakov_config`). Depends on no data."""
+    records = []
+    for label, name in (("CNN", "cnn"), ("LSTM", "lstm")):
+        config = smolyakov_config(profiles.get("paper").question_retrieval, name)
+        encoder = build_encoder(name, **dict(config.encoder_settings))
+        records += Provenance(ARCHITECTURE).records(
+            {"params": count_parameters(encoder)}, paper="smolyakov2017", table="Table 6", dataset="askubuntu",
+            split="-", method=label, config=asdict(encoder.config),
+            variant="width 3, 700 filters" if name == "cnn" else "bidirectional, 128 per direction")
+    return records
+
+
+TABLE7 = dict(paper="smolyakov2017", table="Table 7", dataset="android", setting="source=askubuntu")
+
+def auc_values(labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
+    """The meter's AUC and AUC(0.05), and scikit-learn's McClish-standardised AUC(0.05)."""
+    return {"AUC": metrics.auc_score(labels, scores), "AUC(0.05)": metrics.auc_score(labels, scores, max_fpr=0.05),
+            "AUC(0.05), McClish": metrics.auc_score(labels, scores, max_fpr=0.05, variant="mcclish")}
+
+def table7_records(runs: Sequence[RunResult], provenance: Provenance, *, method: str, variant: str = "") -> list[Record]:
+    """One record per run, Android split and AUC: dev (which chose the epoch) and test."""
+    return [record for r in runs for split in ("dev", "test")
+            for record in provenance.records(r.scores[f"target_{split}"], split=split, method=method, variant=variant,
+                                             seeds=(r.seed,), wall_time_s=r.seconds,
+                                             config={"best_epoch": r.best_epoch, "n_parameters": r.n_parameters},
+                                             **TABLE7)]
+
+def roc_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], *, title: str):
+    """ROC curves of several methods (``curves``: label -> pooled labels and scores), FPR ≤ 0.05 shaded; the right
+    panel zooms into FPR ≤ 0.1, where AUC(0.05) is decided."""
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import RocCurveDisplay
+
+    fig, (full, low) = plt.subplots(1, 2, figsize=(12, 5))
+    for label, (y, s) in curves.items():
+        name = f"{label}: AUC(0.05) {auc_values(y, s)['AUC(0.05)']:.2f}"  # scikit-learn appends the whole AUC
+        for ax in (full, low):
+            RocCurveDisplay.from_predictions(y, s, ax=ax, name=name)
+    for ax in (full, low):
+        ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=0.8)
+        ax.axvspan(0, 0.05, color="grey", alpha=0.15)
+        ax.set(xlabel="false positive rate", ylabel="true positive rate", aspect="auto")
+        ax.get_legend().remove()
+    low.set(xlim=(0, 0.1), title="FPR up to 0.1 (shaded: FPR ≤ 0.05, what AUC(0.05) measures)")
+    full.set(title="whole curve (dashed: chance)")
+    fig.legend(*full.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.12 + 0.03 * ((len(curves) + 1) // 2), 1, 1))
+    return fig
+
+def separation_histogram(labels: np.ndarray, scores: np.ndarray, *, title: str):
+    """Smolyakov & Srikant Figure 11: the scores of similar and of dissimilar pairs, each histogram normalised
+    (there are about 100 dissimilar pairs to each similar one)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    bins = np.linspace(scores.min(), scores.max(), 50)
+    for value, name in ((0, "dissimilar pairs"), (1, "similar pairs")):
+        ax.hist(scores[labels == value], bins=bins, density=True, alpha=0.6, label=f"{name} ({int((labels == value).sum()):,})")
+    ax.set(xlabel="score (cosine)", ylabel="density (each class normalised)", title=title)
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+def in_domain_loss_figure(runs: Mapping[str, RunResult], *, title: str):
+    """Smolyakov & Srikant Figure 8 (``runs``: label -> direct-transfer run): the in-domain training loss per epoch,
+    the max-margin loss on AskUbuntu's batches alone (the probing domain classifier's loss is not in it)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, run in runs.items():
+        trained = pd.DataFrame(run.history).query("epoch > 0")
+        ax.plot(trained["epoch"], trained["loss_ranking"], marker="o", label=label)
+    ax.set(xlabel="epoch", ylabel="max-margin loss (mean over the epoch)", title=title)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+def training_figure(runs: Mapping[str, RunResult], *, title: str):
+    """Smolyakov & Srikant Figures 12–14 per run (``runs``: label -> run): the training loss per epoch (the total:
+    ranking plus domain loss), the domain classifier's loss and accuracy on a fixed sample of both domains, and the
+    mean gradient norm of each of its layers."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for label, run in runs.items():
+        h = pd.DataFrame(run.history)
+        trained = h[h["epoch"] > 0]
+        axes[0].plot(trained["epoch"], trained["loss"], marker="o", label=label)
+        axes[1].plot(h["epoch"], h["domain_loss"], marker="o", label=f"{label}: loss")
+        axes[1].plot(h["epoch"], h["domain_accuracy"], marker="x", linestyle=":", label=f"{label}: accuracy")
+        for column in sorted(c for c in h if c.startswith("grad_norm_layer")):
+            axes[2].plot(trained["epoch"], trained[column], marker=".", label=f"{label}: {column[10:]}")
+    axes[0].set(xlabel="epoch", ylabel="training loss (ranking + domain)", title="total loss (Figure 12)")
+    axes[1].set(xlabel="epoch (0: untrained)", ylabel="cross entropy / accuracy", ylim=(0, None),
+                title="domain classifier on held samples (Figure 13)")
+    axes[2].set(xlabel="epoch", ylabel="mean gradient L2 norm", yscale="log", title="classifier gradients (Figure 14)")
+    for ax in axes:
+        ax.legend(fontsize=6)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+def lambda_sweep_figure(sweep: pd.DataFrame, *, title: str):
+    """AUC(0.05) on Android dev (which chooses λ) and test against λ, per encoder (``sweep``: one row per encoder, λ
+    and split, column ``AUC(0.05)``); λ = 0, direct transfer, drawn as a dashed line."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, ((encoder, split), rows) in enumerate(sweep.groupby(["encoder", "split"], sort=False)):
+        adversarial = rows[rows["lambda"] > 0].sort_values("lambda")
+        color = f"C{i}"
+        ax.plot(adversarial["lambda"], adversarial["AUC(0.05)"], marker="o", color=color, label=f"{encoder} {split}")
+        for direct in rows.loc[rows["lambda"] == 0, "AUC(0.05)"]:
+            ax.axhline(direct, color=color, linestyle="--", linewidth=0.8, label=f"{encoder} {split}, direct (λ = 0)")
+    ax.set(xscale="log", xlabel="λ (gradient reversal scale)", ylabel="AUC(0.05), course meter", title=title)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+def learning_rate_figure(config, *, title: str):
+    """Smolyakov & Srikant Figure 9: the learning rate per epoch (halved every ``lr_halve_every`` epochs)."""
+    import matplotlib.pyplot as plt
+
+    epochs = np.arange(1, config.epochs + 1)
+    rates = [config.learning_rate(e) for e in epochs]
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.step(epochs, rates, where="post", marker="o")
+    ax.set(xlabel="epoch", ylabel="learning rate (Adam)", title=title)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.tight_layout()
+    return fig
+
+def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
+                   runs: Mapping[str, RunResult], in_domain: Mapping[str, RunResult],
+                   histogram: tuple[np.ndarray, np.ndarray], config) -> list[Record]:
+    """The numbers behind Figures 8–15 as records: the in-domain runs' max-margin loss per epoch (Figure 8,
+    ``in_domain``: label -> run), each ROC curve's AUCs (``roc``: figure -> label -> pooled labels and scores), the
+    TF-IDF scores' mean per class (Figure 11), each of ``runs``' training loss and its parts, domain-classifier loss
+    and accuracy, and gradient norms per epoch (Figures 12–14), and the learning rate per epoch (Figure 9)."""
+    base = dict(paper="smolyakov2017", dataset="android")
+    records = [record for figure, curves in roc.items() for label, (y, s) in curves.items()
+               for record in provenance.records(auc_values(y, s), table=figure, split="test", method=label, **base)]
+    y, s = histogram
+    records += provenance.records({"mean score, similar": float(s[y == 1].mean()),
+                                   "mean score, dissimilar": float(s[y == 0].mean())},
+                                  table="Figure 11", split="test", method="TF-IDF", **base)
+    for label, run in runs.items():
+        for h in run.history:
+            values = {k: v for k, v in h.items() if k == "loss" or k.startswith(("loss_", "domain_", "grad_norm"))}
+            for figure, keys in (("Figure 12", ("loss", "loss_ranking", "loss_domain")),
+                                 ("Figure 13", ("domain_loss", "domain_accuracy")),
+                                 ("Figure 14", tuple(k for k in values if k.startswith("grad_norm")))):
+                present = {k: values[k] for k in keys if k in values and values[k] == values[k]}  # NaN: epoch 0 loss
+                records += provenance.records(present, table=figure, split="train", method=label,
+                                              setting=f"epoch={h['epoch']}", seeds=(run.seed,), **base) if present else []
+    records += [record for label, run in in_domain.items() for h in run.history[1:]
+                for record in provenance.records({"loss": h["loss_ranking"]}, table="Figure 8", split="train",
+                                                 method=label, setting=f"epoch={h['epoch']}", seeds=(run.seed,),
+                                                 paper="smolyakov2017", dataset="askubuntu")]
+    for epoch in range(1, config.epochs + 1):
+        records += provenance.records({"learning rate": config.learning_rate(epoch)}, table="Figure 9", split="train", method="Adam",
+                                      setting=f"epoch={epoch}", paper="smolyakov2017", dataset="askubuntu")
+    return records
+
+def ranking_table(methods: Mapping[str, tuple[Sequence, Sequence[np.ndarray]]]) -> pd.DataFrame:
+    """Is a low pooled AUC the pooling's doing? Per method (``methods``: label -> (queries, score arrays)): the
+    pooled AUC, the mean over queries of each query's own AUC (queries with a similar and a dissimilar candidate),
+    and Lei et al.'s MAP and MRR of the same rankings. Pooling compares scores across queries, so an encoder whose
+    scores sit at a different level per query loses pooled AUC that its per-query rankings keep."""
+    rows = []
+    for label, (queries, scores) in methods.items():
+        y, s = pooled(queries, scores)
+        own = [metrics.auc_score(q.labels, v) for q, v in zip(queries, scores) if 0 < q.labels.sum() < len(q.labels)]
+        ranking = retrieval_scores(queries, scores)
+        rows.append({"method": label, "pooled AUC": metrics.auc_score(y, s), "mean per-query AUC": float(np.mean(own)),
+                     "MAP": ranking["MAP"], "MRR": ranking["MRR"], "queries": len(queries)})
+    return pd.DataFrame(rows)
+
+
+def lambda_sweep(runs: Mapping[tuple[str, float], Sequence[tuple[object, RunResult]]], names: Mapping[str, str]
+                 ) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Smolyakov & Srikant's choice of λ ("by sweeping between 1e-3 to 1e-7"), on Android dev only.
+
+    ``runs``: (encoder, λ) -> that configuration's ``(model, run)`` per seed, λ = 0 being direct transfer; ``names``:
+    encoder -> its name in the tables. Returns the mean over seeds, per encoder, λ and Android split, of the AUCs at
+    each run's kept epoch and of the domain classifier's accuracy there (0.5: the encodings no longer tell the domains
+    apart), with ``chosen on dev``; and per encoder the λ > 0 of the best mean dev AUC(0.05) (the first on ties, in
+    the order of ``runs``). Test is read, never chosen on."""
+    sweep = pd.DataFrame([{"encoder": names[name], "lambda": lam, "split": split, "seed": r.seed,
+                           **r.scores[f"target_{split}"], "best epoch": r.best_epoch,
+                           "domain accuracy at that epoch": r.history[r.best_epoch]["domain_accuracy"]}
+                          for (name, lam), group in runs.items() for _, r in group for split in ("dev", "test")])
+    mean = sweep.groupby(["encoder", "lambda", "split"], sort=False).mean(numeric_only=True).reset_index()
+    dev_auc = mean[mean["split"] == "dev"].set_index(["encoder", "lambda"])["AUC(0.05)"]
+    chosen = {}
+    for name in dict.fromkeys(name for name, _ in runs):
+        adversarial = [lam for n, lam in runs if n == name and lam > 0]
+        chosen[name] = max(adversarial, key=lambda lam: dev_auc[names[name], lam])
+    by_name = {names[name]: lam for name, lam in chosen.items()}
+    mean["chosen on dev"] = [lam == by_name[encoder] for encoder, lam in zip(mean["encoder"], mean["lambda"])]
+    return mean, chosen

@@ -1,9 +1,31 @@
 """Tay, Luu, Hui. *Cross Temporal Recurrent Networks for Ranking Question Answer Pairs*. AAAI 2018 (seed
-``001_9157be3a3951a43e.txt``)."""
+``001_9157be3a3951a43e.txt``).
+
+Here: the paper's configurations at a profile's scale (:func:`tay_configs`: the profile's one configuration or every
+point of §Implementation Details' search grid), Table 2's parameter counts, each seed's TEST score beside the paper
+and the floors (:func:`seeds_figure`), and what the networks get, chosen on DEV (:func:`run_ablation`: word vectors ×
+how the overlap features join, which Tay et al. leave open; :func:`run_budgets`: training budgets). Each variant
+trains one method with one seed; DEV ranks them and TEST is read once, for the variant DEV chose — never to choose.
+"""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+import pandas as pd
+import torch
+
+from reproq.answer_selection.inputs import AnswerInputs, TrainConfig, prepare
+from reproq.answer_selection.run import run_one
+from reproq.models import count_parameters
+from reproq.models.answer_ranker import RankerConfig, build_ranker, paper_parameter_count
 from reproq.papers.paper import Claim, Paper
+from reproq.profiles import AnswerSelection
+from reproq.results import Provenance, Record, claim, paper_numbers, records_frame, summarize
+from reproq.train.runs import RunResult
 
 TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
 
@@ -24,3 +46,195 @@ PAPER = Paper(
     unavailable={"yahooqa": "YahooQA's env.pkl.zip has no pinned hash, so it is never downloaded"},
     notebooks=("00_datasets", "01_lexical_baselines", "04_trecqa_ctrn", "05_runtime", "06_qatarliving_wikiqa"),
 )
+
+
+SETTING_NAMES = {"train": "TRAIN", "train-all": "TRAIN-ALL"}  # Tay et al. Table 6's column names
+
+PAPER_MODELS = ("QRNN", "CTRN")  # the models Tay et al. are about: profile.answer_selection.seeds (the others: baseline_seeds)
+
+def tay_configs(p: AnswerSelection, data: AnswerInputs, method: str, train_split: str = "train", *,
+                ranker: dict | None = None) -> list[TrainConfig]:
+    """``method`` trained on ``train_split`` of ``data`` with the profile's sizes and epochs (per TrecQA training
+    set, or per dataset elsewhere), one configuration per point of the profile's grid (one without a grid);
+    ``ranker`` overrides :class:`RankerConfig` fields after the profile's (an ablation's choice)."""
+    ranker = RankerConfig(**{"method": method, "n_features": data.n_features, **p.ranker, **(ranker or {})})
+    base = TrainConfig(ranker=ranker, train_split=train_split,
+                       **p.train[train_split if data.dataset == "trecqa" else data.dataset])
+    ranker_fields = {f.name for f in fields(RankerConfig)}
+    configs = []
+    for values in itertools.product(*p.grid.values()):
+        point = dict(zip(p.grid, values))
+        configs.append(replace(base, ranker=replace(ranker, **{k: v for k, v in point.items() if k in ranker_fields}),
+                               **{k: v for k, v in point.items() if k not in ranker_fields}))
+    return configs
+
+
+TABLE2_SIZES = dict(projection_dim=300, hidden_dim=512, mlp_dim=128, width=2)  # Tay et al. Table 2: m, d, h, k
+
+TABLE2_METHODS = ("LSTM", "AP-BiLSTM", "QRNN", "CTRN")
+
+def table2_records() -> list[Record]:
+    """Tay et al. Table 2: parameters at d = 512, m = 300, h = 128, k = 2, counted on the built models, as
+    the paper's formulas count them (encoder weights + composition) and every trainable parameter."""
+    records = []
+    for method in TABLE2_METHODS:
+        vectors = torch.zeros(2, TABLE2_SIZES["projection_dim"])  # word vectors do not count: any will do
+        model = build_ranker(vectors, RankerConfig(method=method, **TABLE2_SIZES))
+        counts = {"as Table 2 counts (encoder weights + composition)": paper_parameter_count(model),
+                  "all trainable parameters (biases, 300x300 projection, output layer)": count_parameters(model)}
+        for variant, value in counts.items():
+            records += Provenance().records({"params": value}, paper="tay2018", table="Table 2", dataset="-",
+                                            split="-", method=method, setting="d=512,m=300,h=128,k=2",
+                                            variant=variant)
+    return records
+
+def seeds_figure(records, floors: dict[str, float], *, metric: str = "MAP", title: str):
+    """One panel per setting: each method's ``metric`` seed by seed (dots), the paper's number (a red cross)
+    and the floors of the same split (dashed lines, e.g. ``{"BM25": 0.71}``) — whether a trained model clears
+    what no training gives, and how far the seeds spread, at a glance."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+
+    frame = records_frame(records)
+    frame = frame[frame["metric"] == metric]
+    paper = paper_numbers().set_index(["paper", "table", "dataset", "split", "method", "setting", "metric"])["value"]
+    settings = list(dict.fromkeys(frame["setting"]))
+    fig, axes = plt.subplots(1, len(settings), figsize=(5.5 * len(settings), 4), sharey=True, squeeze=False)
+    for ax, setting in zip(axes[0], settings):
+        shown = frame[frame["setting"] == setting]
+        methods = list(dict.fromkeys(shown["method"]))
+        sns.stripplot(shown, x="method", y="value", order=methods, ax=ax, size=7, jitter=0.15, color="#4c72b0")
+        keys = [(r.paper, r.table, r.dataset, r.split, r.method, r.setting, metric)
+                for r in shown.drop_duplicates("method").itertuples()]
+        printed = [(i, paper[key]) for i, key in enumerate(keys) if key in paper.index]
+        if printed:
+            ax.scatter(*zip(*printed), marker="x", color="#c44e52", s=80, linewidths=2, zorder=3, label="Tay et al.")
+        for (name, value), style in zip(floors.items(), ("--", ":", "-.", (0, (1, 3)))):
+            ax.axhline(value, color="#555555", linestyle=style, linewidth=1, label=f"{name} (no training)")
+        ax.set(title=setting, xlabel="", ylabel=f"test {metric}")
+        ax.legend(fontsize=8, loc="best")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+FEATURE_VARIANTS = {  # name -> (prepare's features, RankerConfig overrides)
+    "none": ("normalized", {"n_features": 0}),
+    "normalised, through the dropout": ("normalized", {}),
+    "normalised, after the dropout": ("normalized", {"feature_dropout": False}),
+    "raw counts, after the dropout": ("raw", {"feature_dropout": False}),
+}
+
+@dataclass(frozen=True)
+class Choice:
+    """One row of the ablation as settings: the word-vector source, the overlap-feature variant ``prepare`` builds,
+    and the ranker overrides."""
+
+    vectors: str
+    variant: str  # a key of FEATURE_VARIANTS
+
+    @property
+    def features(self) -> str:
+        return FEATURE_VARIANTS[self.variant][0]
+
+    @property
+    def ranker(self) -> dict:
+        return dict(FEATURE_VARIANTS[self.variant][1])
+
+    def __str__(self) -> str:
+        return f"{self.vectors} vectors, overlap features: {self.variant}"
+
+def run_ablation(dataset: str, p: AnswerSelection, method: str, seed: int, *, vectors: Sequence[str],
+                 **run_options) -> pd.DataFrame:
+    """One row per (vectors, features) variant: DEV MAP and MRR, and the evaluated split's MAP and MRR (TEST, or
+    nothing where a dataset has none) for the row DEV chose (``chosen`` is True there; the other rows' cells stay
+    empty)."""
+    rows, cache = [], {}
+    for source in vectors:
+        for variant in FEATURE_VARIANTS:
+            choice = Choice(source, variant)
+            if (source, choice.features) not in cache:
+                cache[source, choice.features] = prepare(dataset, vectors=source, features=choice.features,
+                                                         w2v_epochs=p.w2v_epochs, limit=p.limit)
+            data = cache[source, choice.features]
+            result = run_one(data, tay_configs(p, data, method, "train", ranker=choice.ranker)[0], seed, **run_options)
+            rows.append({"vectors": source, "overlap features": variant, **_scores(result)})
+    return _read_test_where_dev_chose(rows)
+
+def run_budgets(data: AnswerInputs, p: AnswerSelection, methods: Sequence[str], seed: int, budgets: Mapping[str, dict], *,
+                train_split: str = "train-all", ranker: dict | None = None, **run_options) -> pd.DataFrame:
+    """How far training budget is what is missing: each of ``methods`` trained on ``train_split`` with each budget
+    (name -> :class:`~reproq.answer_selection.inputs.TrainConfig` overrides, e.g. ``{"epochs": 5, "max_batches": None}``)
+    and one seed. One row per (method, budget): DEV MAP and MRR, the best epoch, and, per method, TEST for the budget
+    DEV chose."""
+    rows = []
+    for method in methods:
+        base = tay_configs(p, data, method, train_split, ranker=ranker)[0]
+        group = []
+        for name, overrides in budgets.items():
+            result = run_one(data, replace(base, **overrides), seed, **run_options)
+            group.append({"method": method, "budget": name, "best epoch": result.best_epoch,
+                          "epochs run": result.epochs_run, **_scores(result)})
+        rows.append(_read_test_where_dev_chose(group))
+    return pd.concat(rows, ignore_index=True)
+
+def _scores(result: RunResult) -> dict:
+    return {"DEV MAP": result.dev["MAP"], "DEV MRR": result.dev["MRR"], "_test": result.scores.get("test")}
+
+def _read_test_where_dev_chose(rows: list[dict]) -> pd.DataFrame:
+    """``rows`` as a table with ``chosen`` True at the best DEV MAP (the first of equals) and the TEST MAP and MRR
+    of that row only (no TEST columns where the dataset has no test split)."""
+    tests = [row.pop("_test") for row in rows]
+    table = pd.DataFrame(rows)
+    best = int(table["DEV MAP"].idxmax())
+    table["chosen"] = table.index == best
+    if tests[best] is not None:
+        for metric in ("MAP", "MRR"):
+            table[f"TEST {metric}"] = [t[metric] if i == best else float("nan") for i, t in enumerate(tests)]
+    return table
+
+def chosen(table: pd.DataFrame) -> Choice:
+    """The row of :func:`run_ablation`'s ``table`` that DEV chose."""
+    row = table.loc[table["chosen"]].iloc[0]
+    return Choice(row["vectors"], row["overlap features"])
+
+
+def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metric: str = "MAP") -> pd.DataFrame:
+    """Tay et al.'s central claim, CTRN above QRNN, tested seed by seed in each of ``cases`` (label -> the record
+    fields that pick one evaluation, e.g. ``{"TRAIN": dict(table="Table 6", split="test", setting="train=TRAIN")}``):
+    Δ = CTRN − QRNN with its 95 % interval and verdict (:func:`reproq.results.claim`, as the report tests the paper's
+    claims), the paper's Δ on its own evaluation set where it prints both, and beside them the best trained model and
+    the best floor of the same evaluation (mean over seeds)."""
+    theirs = paper_numbers("tay2018")
+    rows = []
+    for label, where in cases.items():
+        tested = claim(records, "CTRN", "QRNN", metric=metric, **where)
+        printed = theirs[(theirs.metric == metric) & np.logical_and.reduce(
+            [theirs[k] == v for k, v in where.items() if k in ("table", "setting")])].set_index("method")["value"]
+        mine = summarize([r for r in records if r.metric == metric and
+                          all(getattr(r, k) == v for k, v in where.items())]).set_index("method")["mean"]
+        trained = mine[[not m.startswith("floor: ") for m in mine.index]]
+        floors = mine[[m.startswith("floor: ") for m in mine.index]]
+        rows.append({"case": label, f"CTRN - QRNN ({metric})": tested["delta"], "95% low": tested["low"],
+                     "95% high": tested["high"], "seeds": tested["seeds"],
+                     "paper": printed["CTRN"] - printed["QRNN"] if {"CTRN", "QRNN"} <= set(printed.index) else np.nan,
+                     "CTRN > QRNN": tested["verdict"], "best trained": trained.idxmax(), "its mean": trained.max(),
+                     "best floor": floors.idxmax().removeprefix("floor: ") if len(floors) else "",
+                     "floor's": floors.max() if len(floors) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
+    """:func:`ctrn_over_qrnn`'s table as a reading, one line per case."""
+    metric = next(c for c in table.columns if c.startswith("CTRN - QRNN")).split("(")[1].rstrip(")")
+    lines = []
+    for r in table.to_dict("records"):
+        gap = r[f"CTRN - QRNN ({metric})"]
+        interval = f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]" if r["95% low"] == r["95% low"] else ""
+        paper = f" (paper {r['paper']:+.3f})" if r["paper"] == r["paper"] else ""
+        floor = f"; best floor {r['best floor']}, {r['''floor's''']:.3f}" if r["best floor"] else ""
+        lines.append(f"- **{r['case']}**: CTRN − QRNN {metric} {gap:+.3f}{interval} over {r['seeds']} paired seed(s)"
+                     f"{paper}: **{r['CTRN > QRNN']}**. Best trained model {r['best trained']}, {r['its mean']:.3f}"
+                     f"{floor}.")
+    return "\n".join(lines)

@@ -15,7 +15,7 @@ split, method, setting and metric (one row per variant of ours):
 
 A result figure has no number to compare: it is *not built*, *pipeline only*, or *drawn on real data* (compare by
 eye, the paper's value is marked on it). The summary counts the verdicts per paper, and tests the papers' claims
-(each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.records.paired_difference`).
+(each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.records.claim`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.results.records import KEYS, Record, paired_difference, summarize
+from reproq.results.records import KEYS, Record, claim, summarize
 from reproq.papers import PAPERS
 from reproq.report.scope import FIGURES, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
@@ -179,23 +179,19 @@ def _shows(stem: str, paper: str, number: int) -> bool:
 
 
 def claim_rows(records: list[Record]) -> pd.DataFrame:
-    """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data: Δ = a − b, its 95 %
-    interval, the verdict (*confirmed* where the interval is above 0, *contradicted* where below, *not shown*
-    otherwise; *not testable here* without real records of both)."""
+    """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data
+    (:func:`reproq.results.records.claim`: Δ = a − b, its 95 % interval, *confirmed*, *contradicted* or *not shown*),
+    *not testable here* without real records of both."""
     rows = []
-    for paper, claim, a, b, metric, where in ((p.key, c.text, c.a, c.b, c.metric, c.where)
-                                              for p in PAPERS.values() for c in p.claims):
-        real = [r for r in records if r.paper == paper and not r.synthetic]
-        try:
-            d = paired_difference(real, a, b, metric=metric, **where)
-        except ValueError:
-            rows.append(dict(paper=paper, claim=claim, delta=np.nan, low=np.nan, high=np.nan, seeds=0,
-                             verdict="not testable here (no real-data records of both)"))
-            continue
-        low, high = d.interval
-        outcome = "confirmed" if low > 0 else "contradicted" if high < 0 else "not shown"
-        rows.append(dict(paper=paper, claim=claim, delta=d.mean, low=low, high=high, seeds=d.n,
-                         verdict=outcome + (" (one seed: no interval)" if d.n < 2 else "")))
+    for paper in PAPERS.values():
+        real = [r for r in records if r.paper == paper.key and not r.synthetic]
+        for c in paper.claims:
+            try:
+                tested = claim(real, c.a, c.b, metric=c.metric, **c.where)
+            except ValueError:
+                tested = dict(delta=np.nan, low=np.nan, high=np.nan, seeds=0,
+                              verdict="not testable here (no real-data records of both)")
+            rows.append(dict(paper=paper.key, claim=c.text, **tested))
     return pd.DataFrame(rows)
 
 

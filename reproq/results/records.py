@@ -155,6 +155,27 @@ def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str,
     return Difference(float(gaps.mean()), float(gaps.std(ddof=1)) if len(gaps) > 1 else float("nan"), len(gaps))
 
 
+CLAIM_VERDICTS = ("confirmed", "contradicted", "not shown")
+
+
+def claim(records: Iterable[Record], a: str, b: str, *, metric: str, **where) -> dict:
+    """A claim "``a`` beats ``b`` on ``metric``" tested seed by seed (:func:`paired_difference`): Δ = a − b over the
+    seeds both have, its 95 % interval, their number, and the verdict: *confirmed* where the interval is above 0,
+    *contradicted* where below, *not shown* otherwise (with one seed there is no interval, and it says so).
+
+    >>> rs = [Record("p", "T", "d", "test", m, "-", "MAP", v, seeds=(s,)) for m, s, v in
+    ...       [("A", 1, .70), ("B", 1, .60), ("A", 2, .71), ("B", 2, .60), ("A", 3, .72), ("B", 3, .61)]]
+    >>> c = claim(rs, "A", "B", metric="MAP")
+    >>> round(c["delta"], 3), c["seeds"], c["verdict"]
+    (0.107, 3, 'confirmed')
+    """
+    d = paired_difference(records, a, b, metric=metric, **where)
+    low, high = d.interval
+    verdict = "confirmed" if low > 0 else "contradicted" if high < 0 else "not shown"
+    return {"delta": d.mean, "low": low, "high": high, "seeds": d.n,
+            "verdict": verdict + (" (one seed: no interval)" if d.n < 2 else "")}
+
+
 def records_frame(records: Iterable[Record]) -> pd.DataFrame:
     return pd.DataFrame([asdict(r) for r in records])
 

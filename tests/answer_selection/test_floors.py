@@ -13,7 +13,7 @@ from sklearn.linear_model import LogisticRegression
 from reproq.answer_selection import floors
 from reproq.answer_selection.evaluate import ranking_scores
 from reproq.baselines.overlap import OverlapFeatures, question_texts
-from reproq.data.records import Candidate, QAQuestion
+from reproq.data.qa import Candidate, QAQuestion
 from reproq.data.semeval import read_semeval
 from reproq.data.trecqa import read_trecqa_xml
 

@@ -12,13 +12,19 @@ import torch
 from reproq import profiles
 from reproq.answer_selection import run as tay2018
 from reproq.answer_selection.batches import pair_set, score_questions, training_batches
-from reproq.answer_selection.configs import tay_configs
 from reproq.answer_selection.evaluate import ranking_scores
-from reproq.answer_selection.inputs import AnswerInputs, TrainConfig, build_model, prepare
+from reproq.answer_selection.inputs import (
+    AnswerInputs,
+    TrainConfig,
+    build_model,
+    prepare,
+)
 from reproq.baselines.overlap import OverlapFeatures, question_texts
 from reproq.data.trecqa import read_trecqa_xml
 from reproq.data.vocab import Vocabulary, lowercase
-from reproq.models.answer_ranker import RankerConfig, build_ranker
+from reproq.models.answer_ranker import RankerConfig
+from reproq.papers import tay2018 as paper
+from reproq.papers.tay2018 import tay_configs
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "trecqa" / "sample.xml"
 
@@ -188,37 +194,33 @@ def test_prepare_takes_a_vector_source_and_a_feature_variant(real_data):
 
 
 def test_the_ablation_reads_test_only_for_the_variant_dev_chose(monkeypatch):
-    from reproq.answer_selection import ablation
-
     dev_maps = iter([0.60, 0.72, 0.65, 0.70])
-    monkeypatch.setattr(ablation, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
-    monkeypatch.setattr(ablation, "run_one", lambda data, config, seed, **kw: tay2018.RunResult(
+    monkeypatch.setattr(paper, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
+    monkeypatch.setattr(paper, "run_one", lambda data, config, seed, **kw: tay2018.RunResult(
         config, seed, [], 1, 1, {"dev": {"MAP": next(dev_maps), "MRR": 0.5}, "test": {"MAP": 0.9, "MRR": 0.8}}, 0, 0.0))
-    table = ablation.run_ablation("trecqa", profiles.get("smoke").answer_selection, "CTRN", 1, vectors=["word2vec"])
+    table = paper.run_ablation("trecqa", profiles.get("smoke").answer_selection, "CTRN", 1, vectors=["word2vec"])
     assert list(table["chosen"]) == [False, True, False, False]
     assert table["TEST MAP"].notna().tolist() == [False, True, False, False]  # TEST read once, where DEV chose
-    choice = ablation.chosen(table)
+    choice = paper.chosen(table)
     assert (choice.vectors, choice.variant) == ("word2vec", "normalised, through the dropout")
     assert choice.features == "normalized" and choice.ranker == {}
 
 
 def test_the_ablation_choice_configures_the_rankers_and_needs_no_test_split(monkeypatch):
-    from reproq.answer_selection import ablation
-
     configs = []
     dev_maps = iter([0.60, 0.62, 0.65, 0.70])
-    monkeypatch.setattr(ablation, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
+    monkeypatch.setattr(paper, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
 
     def run_one(data, config, seed, **kw):
         configs.append(config)
         return tay2018.RunResult(config, seed, [], 1, 1, {"dev": {"MAP": next(dev_maps), "MRR": 0.5}}, 0, 0.0)
 
-    monkeypatch.setattr(ablation, "run_one", run_one)
-    table = ablation.run_ablation("semeval2016", profiles.get("smoke").answer_selection, "QRNN", 1, vectors=["word2vec"])
+    monkeypatch.setattr(paper, "run_one", run_one)
+    table = paper.run_ablation("semeval2016", profiles.get("smoke").answer_selection, "QRNN", 1, vectors=["word2vec"])
     assert "TEST MAP" not in table  # a dataset without a test split: DEV only
     assert [c.ranker.n_features for c in configs] == [0, 4, 4, 4]
     assert [c.ranker.feature_dropout for c in configs] == [True, True, False, False]
-    choice = ablation.chosen(table)
+    choice = paper.chosen(table)
     assert choice.variant == "raw counts, after the dropout" and choice.features == "raw"
     config = tay_configs(profiles.get("cpu").answer_selection, tiny_prepared("raw"), "CTRN", ranker=choice.ranker)[0]
     assert config.ranker.feature_dropout is False and config.ranker.hidden_dim == 64  # the profile's sizes kept
@@ -232,8 +234,6 @@ def tiny_prepared(features):
 
 
 def test_the_budget_ablation_trains_each_budget_and_reads_test_where_dev_chose(monkeypatch):
-    from reproq.answer_selection import ablation
-
     seen = []
     dev_maps = iter([0.70, 0.74, 0.73, 0.71])  # QRNN: the paper's budget wins; CTRN: the profile's
 
@@ -242,8 +242,8 @@ def test_the_budget_ablation_trains_each_budget_and_reads_test_where_dev_chose(m
         return tay2018.RunResult(config, seed, [], 2, config.epochs,
                                  {"dev": {"MAP": next(dev_maps), "MRR": 0.5}, "test": {"MAP": 0.9, "MRR": 0.8}}, 0, 0.0)
 
-    monkeypatch.setattr(ablation, "run_one", run_one)
-    table = ablation.run_budgets(tiny_prepared("raw"), profiles.get("cpu").answer_selection, ["QRNN", "CTRN"], 1,
+    monkeypatch.setattr(paper, "run_one", run_one)
+    table = paper.run_budgets(tiny_prepared("raw"), profiles.get("cpu").answer_selection, ["QRNN", "CTRN"], 1,
                                  {"cpu": {}, "paper": {"epochs": 5, "max_batches": None}},
                                  ranker={"feature_dropout": False})
     assert seen == [("QRNN", 3, 200, False), ("QRNN", 5, None, False), ("CTRN", 3, 200, False), ("CTRN", 5, None, False)]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from reproq.data.errors import FormatError
-from reproq.data.records import clean, qa_stats
+from reproq.data.qa import clean, qa_stats
 from reproq.data.trecqa import SPLITS, TRAIN_ALL_FILES, XML_FILES, load_trecqa, read_jacana, read_trecqa_xml
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trecqa"

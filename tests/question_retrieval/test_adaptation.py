@@ -10,7 +10,6 @@ import torch
 
 from reproq.question_retrieval import adaptation as ad
 from reproq.question_retrieval import inputs
-from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.batches import training_batches
 
 @pytest.fixture(scope="module")

@@ -7,14 +7,18 @@ from dataclasses import replace
 import pytest
 import torch
 
-from reproq.models import build_encoder, count_parameters
 from reproq import profiles
-from reproq.question_retrieval import configs
+from reproq.models import build_encoder, count_parameters
+from reproq.papers import lei2016, rankine2016, smolyakov2017
+from reproq.papers.dossantos2015 import dos_santos_table2_records
+from reproq.papers.lei2016 import table3_records
+from reproq.papers.smolyakov2017 import smolyakov_params_records
 from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
-from reproq.question_retrieval.records import smolyakov_params_records, table3_records, trained_vs_untrained
+from reproq.question_retrieval.summaries import trained_vs_untrained
 from reproq.results import Provenance, run_records
 from reproq.train.runs import RunResult
+
 
 @pytest.fixture(scope="module")
 def data(tiny_prepared):
@@ -73,23 +77,23 @@ def test_grid_picks_the_best_mean_dev_mrr(monkeypatch, data):
 
 def test_paper_profile_is_the_papers_grid():
     paper = profiles.get("paper").question_retrieval
-    assert len(configs.lei_grid(paper, "rcnn", pooling="last")) == 6  # lr {1e-3, 3e-4} × dropout {.1, .2, .3}
-    assert len(configs.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
-    assert dict(configs.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
+    assert len(lei2016.lei_grid(paper, "rcnn", pooling="last")) == 6  # lr {1e-3, 3e-4} × dropout {.1, .2, .3}
+    assert len(lei2016.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
+    assert dict(lei2016.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
     assert paper.seeds == (1, 2, 3, 4, 5)
-    assert {c.epochs for c in configs.lei_grid(paper, "cnn", pooling="max")} == {50}
-    assert {c.epochs for c in configs.lei_grid(paper, "cnn", pooling="max", epochs=7)} == {7}
+    assert {c.epochs for c in lei2016.lei_grid(paper, "cnn", pooling="max")} == {50}
+    assert {c.epochs for c in lei2016.lei_grid(paper, "cnn", pooling="max", epochs=7)} == {7}
     with pytest.raises(ValueError, match="profile"):
         profiles.get("gpu")
 
 
 def test_smolyakov_budgets():
     paper = profiles.get("paper").question_retrieval
-    counts = {e: count_parameters(build_encoder(e, **dict(configs.smolyakov_config(paper, e).encoder_settings)))
+    counts = {e: count_parameters(build_encoder(e, **dict(smolyakov2017.smolyakov_config(paper, e).encoder_settings)))
               for e in ("cnn", "lstm")}
     assert counts == {"cnn": 420_700, "lstm": 337_920}  # the report: 420,600 and 337,920
     assert {r.method: r.value for r in smolyakov_params_records()} == {"CNN": 420_700, "LSTM": 337_920}
-    c = configs.smolyakov_config(paper, "lstm")
+    c = smolyakov2017.smolyakov_config(paper, "lstm")
     assert (c.margin, c.n_negatives, c.max_title_len, c.max_body_len, c.question.pooling) == (0.4, 40, 10, 100, "mean")
 
 
@@ -98,7 +102,7 @@ def test_table4_networks_only_for_adversarial_runs_of_a_profile_that_asks():
     qr, adaptation = paper.question_retrieval, paper.adaptation
 
     def network(encoder, adversarial, a=adaptation):
-        model = build_encoder(encoder, **dict(configs.adaptation_config(qr, a, encoder, adversarial=adversarial)
+        model = build_encoder(encoder, **dict(smolyakov2017.adaptation_config(qr, a, encoder, adversarial=adversarial)
                                               .encoder_settings))
         return model, count_parameters(model)
 
@@ -114,7 +118,7 @@ def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
     from reproq.train.objectives import MaxMarginObjective
 
     smoke = profiles.get("smoke").rankine
-    for name, c in configs.rankine_configs(smoke).items():
+    for name, c in rankine2016.rankine_configs(smoke).items():
         c = replace(c, epochs=1, max_train_queries=20, queries_per_batch=10)
         torch.manual_seed(0)
         model = inputs.build_model(data, c)
@@ -133,8 +137,6 @@ def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
 
 
 def test_dos_santos_table2_records_are_the_paper_profiles_networks():
-    from reproq.question_retrieval.records import dos_santos_table2_records
-
     values = {(r.method, r.metric): r.value for r in dos_santos_table2_records()}
     assert values == {("CNN", "context_window"): 3, ("CNN", "conv_units"): 1_000, ("CNN", "learning_rate"): 0.05,
                       ("BOW-CNN", "context_window"): 3, ("BOW-CNN", "conv_units"): 400,

@@ -1,0 +1,73 @@
+"""What every notebook does before its first result, in one call: :func:`setup`.
+
+A notebook's first code cell after its ``parameters`` cell imports what it uses and calls :func:`setup` with its
+name and parameters; the :class:`Setup` it gets holds the profile (and the profile's section for the notebook's task),
+the seeds (the notebook's ``SEEDS``, else the section's), the folder its runs checkpoint into, and the
+:class:`~reproq.results.Run` through which it writes its tables, records and figures, with the parameters that made
+them. The stand-in's :class:`~reproq.corpora.SyntheticDataWarning` is silenced: every notebook shows a louder banner
+(:func:`reproq.results.banner`) where the stand-in is used.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reproq import paths, profiles
+from reproq.corpora import SyntheticDataWarning
+from reproq.results import Run
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A notebook's profile, seeds, checkpoint folder and :class:`~reproq.results.Run` (:func:`setup`)."""
+
+    profile: profiles.Profile
+    section: object  # the profile's section for the notebook's task (profile.question_retrieval, ...), or None
+    seeds: list[int]
+    checkpoints: Path  # build/checkpoints/<name>: a killed run resumes there, a finished one is reused
+    run: Run
+
+    def __iter__(self):
+        """``profile, section, seeds, checkpoints, run = setup(...)``: a notebook's first statement."""
+        return iter((self.profile, self.section, self.seeds, self.checkpoints, self.run))
+
+
+def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[int] | None = None,
+          section: str | None = None, n_seeds: int | None = None, checkpoints: str = "", **parameters) -> Setup:
+    """Set a notebook up (module docstring).
+
+    Parameters
+    ----------
+    notebook
+        Its name, ``"02_lei_neural_encoders"``: its outputs go to ``results/<notebook>/`` and ``figures/<notebook>/``.
+    profile, device
+        Its ``PROFILE`` and ``DEVICE`` parameters.
+    seeds
+        Its ``SEEDS`` parameter; None takes the seeds of the profile's ``section``.
+    section
+        The profile's section for its task (``"question_retrieval"``, ``"answer_selection"``, ...), or None.
+    n_seeds
+        Keep only the first ``n_seeds`` of them (a notebook that reads one run).
+    checkpoints
+        The folder under ``build/checkpoints/`` its runs share ("askubuntu": notebooks 02, 03, 07 and 08 reuse each
+        other's finished runs).
+    parameters
+        The other parameters its outputs depend on, recorded with every output (``SEEDS`` is recorded too).
+
+    >>> s = setup("02_lei_neural_encoders", profile="smoke", seeds=None, section="question_retrieval",
+    ...           checkpoints="askubuntu", DATA_SEED=0)
+    >>> s.seeds, s.checkpoints.name, s.run.parameters
+    ([1], 'askubuntu', {'SEEDS': [1], 'DATA_SEED': 0})
+    """
+    warnings.simplefilter("ignore", SyntheticDataWarning)  # the notebook's banner says it louder
+    chosen = profiles.get(profile)
+    part = getattr(chosen, section) if section else None
+    if seeds is None and part is None:
+        raise ValueError(f"{notebook}: SEEDS is None and no profile section to take the seeds from")
+    seeds = list(seeds if seeds is not None else part.seeds)[:n_seeds]
+    folder = paths.build_dir() / "checkpoints" / checkpoints if checkpoints else paths.build_dir() / "checkpoints"
+    run = Run(notebook, profile=profile, device=device, parameters={"SEEDS": seeds, **parameters})
+    return Setup(chosen, part, seeds, folder, run)

@@ -1,0 +1,65 @@
+"""What a grid of question-retrieval runs shows beside the papers' tables: dev and test MRR before training and at
+the kept epoch (:func:`trained_vs_untrained`: the untrained model's numbers get this table of their own, never a
+table joined with a paper's numbers) and the learning curves (:func:`learning_curves`). Records of training runs are
+:func:`reproq.results.run_records`, as for answer selection; each paper's own tables and figures are in
+:mod:`reproq.papers`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from reproq.train.runs import RunResult
+
+
+def trained_vs_untrained(groups: Mapping[str, Sequence[RunResult]]) -> pd.DataFrame:
+    """Dev MRR before training (epoch 0) and at the best epoch, per model, mean ± std over seeds; test MRR
+    before training and at the best dev epoch beside it (the dev number is the maximum over epochs, so it is
+    a little optimistic; the test number is not).
+
+    An untrained encoder gives every candidate a different score, so it ranks by what random weights
+    make of the word vectors; it does not inherit BM25's order the way a constant scorer would (ties keep
+    the candidate order in this protocol).
+    """
+    rows = []
+    for label, runs in groups.items():
+        before = np.array([r.scores["untrained_dev"]["MRR"] for r in runs]) * 100
+        after = np.array([r.dev["MRR"] for r in runs]) * 100
+        test_before = np.array([r.scores["untrained_test"]["MRR"] for r in runs]) * 100
+        test_after = np.array([r.test["MRR"] for r in runs]) * 100
+        rows.append({"model": label, "seeds": len(runs), "untrained dev MRR": before.mean(),
+                     "trained dev MRR": after.mean(), "std (trained)": after.std(ddof=1) if len(runs) > 1 else np.nan,
+                     "gain": (after - before).mean(), "min gain over seeds": (after - before).min(),
+                     "untrained test MRR": test_before.mean(), "trained test MRR": test_after.mean(),
+                     "best epochs": ", ".join(str(r.best_epoch) for r in runs),
+                     "minutes": sum(r.seconds for r in runs) / 60})
+    return pd.DataFrame(rows).round(2)
+
+
+def learning_curves(groups: Mapping[str, Sequence[RunResult]], *, title: str):
+    """Training loss and dev MRR per epoch (mean over seeds, band: min to max), one line per model."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    rows = [{"model": label, "seed": r.seed, "epoch": h["epoch"], "loss": h.get("loss", np.nan),
+             "dev MRR (%)": h["dev_MRR"] * 100}
+            for label, runs in groups.items() for r in runs
+            for h in r.history[:min(len(x.history) for x in runs)]]
+    frame = pd.DataFrame(rows)
+    fig, (ax_loss, ax_mrr) = plt.subplots(1, 2, figsize=(12, 4))
+    band = dict(estimator="mean", errorbar=lambda v: (v.min(), v.max()), marker="o", markersize=4)
+    sns.lineplot(frame[frame["epoch"] > 0], x="epoch", y="loss", hue="model", ax=ax_loss, legend=False, **band)
+    sns.lineplot(frame, x="epoch", y="dev MRR (%)", hue="model", ax=ax_mrr, **band)
+    ax_loss.set(xlabel="epoch", ylabel="training loss (max-margin)", title="loss")
+    ax_mrr.set(xlabel="epoch (0: untrained)", title="dev MRR")
+    for ax in (ax_loss, ax_mrr):
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    sns.move_legend(ax_mrr, "center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, title=None)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+

@@ -1,0 +1,56 @@
+"""Smolyakov & Srikant (reproq.papers.smolyakov2017): the records behind the figures say what the runs measured."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from reproq import profiles
+from reproq.papers import smolyakov2017
+from reproq.results import Provenance
+from reproq.train.runs import RunResult
+
+
+def _run(seed: int, losses: list[tuple[float, float]]) -> RunResult:
+    history = [{"epoch": 0, "loss": math.nan, "domain_loss": 0.7, "domain_accuracy": 0.5}]
+    history += [{"epoch": e, "loss": r + d, "loss_ranking": r, "loss_domain": d, "domain_loss": d,
+                 "domain_accuracy": 0.6, "grad_norm_layer1": 0.1} for e, (r, d) in enumerate(losses, 1)]
+    return RunResult(None, seed, history, 1, len(losses), {}, 0, 0.0)
+
+
+def test_figure_records_carry_each_epochs_losses():
+    direct, adversarial = _run(1, [(0.9, 0.6), (0.5, 0.65)]), _run(1, [(1.0, 0.7), (0.8, 0.69)])
+    p = profiles.get("smoke")
+    labels, scores = np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.4, 0.6])
+    records = smolyakov2017.figure_records(Provenance(), roc={"Figure 10": {"TF-IDF": (labels, scores)}},
+                                runs={"CNN direct": direct, "CNN λ = 0.1": adversarial}, in_domain={"CNN": direct},
+                                histogram=(labels, scores),
+                                config=smolyakov2017.adaptation_config(p.question_retrieval, p.adaptation, "cnn"))
+    figure8 = {(r.setting, r.metric): r.value for r in records if r.table == "Figure 8"}
+    assert figure8 == {("epoch=1", "loss"): 0.9, ("epoch=2", "loss"): 0.5}  # the ranking part alone
+    figure12 = {(r.method, r.setting, r.metric): r.value for r in records if r.table == "Figure 12"}
+    assert figure12[("CNN λ = 0.1", "epoch=2", "loss")] == 0.8 + 0.69
+    assert figure12[("CNN λ = 0.1", "epoch=2", "loss_domain")] == 0.69
+    assert ("CNN direct", "epoch=0", "loss") not in figure12  # epoch 0 trains nothing
+    figure10 = {r.metric: r.value for r in records if r.table == "Figure 10"}
+    assert figure10 == smolyakov2017.auc_values(labels, scores) and figure10["AUC"] == 0.25  # the meter misses the last strip
+
+
+def test_lambda_is_chosen_on_android_dev_and_test_is_only_read():
+    def result(seed, dev, test, accuracy=0.5):
+        history = [{"epoch": 0, "domain_accuracy": 0.9}, {"epoch": 1, "domain_accuracy": accuracy}]
+        return RunResult(None, seed, history, 1, 1, {"target_dev": {"AUC(0.05)": dev, "AUC": 0.9},
+                                                     "target_test": {"AUC(0.05)": test, "AUC": 0.8}}, 0, 0.0)
+
+    runs = {("cnn", 0.0): [(None, result(1, 0.30, 0.30)), (None, result(2, 0.32, 0.32))],
+            ("cnn", 0.1): [(None, result(1, 0.40, 0.10)), (None, result(2, 0.42, 0.12))],  # best on dev, worst on test
+            ("cnn", 1e-3): [(None, result(1, 0.35, 0.90)), (None, result(2, 0.35, 0.90))],
+            ("lstm", 0.0): [(None, result(1, 0.2, 0.2))], ("lstm", 0.1): [(None, result(1, 0.25, 0.25))],
+            ("lstm", 1e-3): [(None, result(1, 0.25, 0.99))]}  # a tie on dev: the first λ of the sweep
+    mean, chosen = smolyakov2017.lambda_sweep(runs, {"cnn": "CNN", "lstm": "LSTM"})
+    assert chosen == {"cnn": 0.1, "lstm": 0.1}
+    cnn_dev = mean[(mean.encoder == "CNN") & (mean.split == "dev")].set_index("lambda")
+    assert cnn_dev.loc[0.1, "AUC(0.05)"] == pytest.approx(0.41) and cnn_dev["chosen on dev"].tolist() == [False, True, False]
+    assert mean[mean["chosen on dev"]].groupby("encoder").size().tolist() == [2, 2]  # dev and test rows of each
