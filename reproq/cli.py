@@ -35,7 +35,7 @@ import importlib
 import json
 import sys
 
-from reproq import paths, runner
+from reproq import batch, paths
 from reproq.data import sources
 from reproq.data.errors import DataError
 from reproq.data.registry import DATASETS, DESCRIPTIONS
@@ -110,12 +110,12 @@ def _parse_param(text: str) -> tuple[str, object]:
 def _run(args) -> int:
     try:
         parameters = dict(_parse_param(p) for p in args.param)
-        for outcome in runner.run(profile=args.profile, only=args.only, parameters=parameters,
+        for outcome in batch.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
                                   address=args.address, workers=args.workers):
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
-    except runner.NotebookFailed as exc:
+    except batch.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
     return 0
@@ -180,7 +180,7 @@ def _report(args) -> int:
         if scope.update_readme(paths.ROOT / "README.md", verdicts.counts_markdown(built.counts, built.claims, built.rows),
                                block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
-        for written in pages.write_pages(built, results.Run("12_report", profile="cpu")):
+        for written in pages.write_pages(built, results.Outputs("12_report", profile="cpu")):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
         if site.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
@@ -225,14 +225,14 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
 
     run = commands.add_parser("run", help="execute the notebooks headless with papermill")
-    run.add_argument("--profile", choices=runner.PROFILES, default="cpu")
+    run.add_argument("--profile", choices=batch.PROFILES, default="cpu")
     run.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 01 or 01_lexical_baselines")
     run.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                      help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
     run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged")
     run.add_argument("--threads", type=int, default=None, metavar="N",
                      help="torch threads per notebook (default: OMP_NUM_THREADS, else 1, as the committed results)")
-    run.add_argument("--executor", choices=runner.EXECUTORS, default="local",
+    run.add_argument("--executor", choices=batch.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")
     run.add_argument("--address", default=None, metavar="tcp://HOST:8786",
@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")
     bench.add_argument("names", nargs="*", metavar="NAME", help=f"one of {', '.join(BENCHMARKS)} (default: all)")
-    bench.add_argument("--profile", choices=runner.PROFILES, default="cpu")
+    bench.add_argument("--profile", choices=batch.PROFILES, default="cpu")
     bench.set_defaults(func=_bench)
 
     scope_command = commands.add_parser("scope", help="every table and figure of the papers, and what covers it")

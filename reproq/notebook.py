@@ -3,7 +3,7 @@
 A notebook's first code cell after its ``parameters`` cell imports what it uses and calls :func:`setup` with its
 name and parameters; the :class:`Setup` it gets holds the profile (and the profile's section for the notebook's task),
 the seeds (the notebook's ``SEEDS``, else the section's), the folder its runs checkpoint into, and the
-:class:`~reproq.results.Run` through which it writes its tables, records and figures, with the parameters that made
+:class:`~reproq.results.Outputs` through which it writes its tables, records and figures, with the parameters that made
 them. The stand-in's :class:`~reproq.corpora.SyntheticDataWarning` is silenced: every notebook shows a louder banner
 (:func:`reproq.results.banner`) where the stand-in is used.
 """
@@ -17,22 +17,22 @@ from pathlib import Path
 
 from reproq import paths, profiles
 from reproq.corpora import SyntheticDataWarning
-from reproq.results import Run
+from reproq.results import Outputs
 
 
 @dataclass(frozen=True)
 class Setup:
-    """A notebook's profile, seeds, checkpoint folder and :class:`~reproq.results.Run` (:func:`setup`)."""
+    """A notebook's profile, seeds, checkpoint folder and :class:`~reproq.results.Outputs` (:func:`setup`)."""
 
     profile: profiles.Profile
     section: object  # the profile's section for the notebook's task (profile.question_retrieval, ...), or None
     seeds: list[int]
     checkpoints: Path  # build/checkpoints/<name>: a killed run resumes there, a finished one is reused
-    run: Run
+    out: Outputs
 
     def __iter__(self):
-        """``profile, section, seeds, checkpoints, run = setup(...)``: a notebook's first statement."""
-        return iter((self.profile, self.section, self.seeds, self.checkpoints, self.run))
+        """``profile, section, seeds, checkpoints, out = setup(...)``: a notebook's first statement."""
+        return iter((self.profile, self.section, self.seeds, self.checkpoints, self.out))
 
 
 def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[int] | None = None,
@@ -59,7 +59,7 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
 
     >>> s = setup("02_lei_neural_encoders", profile="smoke", seeds=None, section="question_retrieval",
     ...           checkpoints="askubuntu", DATA_SEED=0)
-    >>> s.seeds, s.checkpoints.name, s.run.parameters
+    >>> s.seeds, s.checkpoints.name, s.out.parameters
     ([1], 'askubuntu', {'SEEDS': [1], 'DATA_SEED': 0})
     """
     warnings.simplefilter("ignore", SyntheticDataWarning)  # the notebook's banner says it louder
@@ -69,5 +69,5 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
         raise ValueError(f"{notebook}: SEEDS is None and no profile section to take the seeds from")
     seeds = list(seeds if seeds is not None else part.seeds)[:n_seeds]
     folder = paths.build_dir() / "checkpoints" / checkpoints if checkpoints else paths.build_dir() / "checkpoints"
-    run = Run(notebook, profile=profile, device=device, parameters={"SEEDS": seeds, **parameters})
-    return Setup(chosen, part, seeds, folder, run)
+    out = Outputs(notebook, profile=profile, device=device, parameters={"SEEDS": seeds, **parameters})
+    return Setup(chosen, part, seeds, folder, out)

@@ -2,7 +2,7 @@
 
 ``with PeakMemory() as memory: ...`` then ``memory.peak_mb``. ``children=True`` measures this process's children
 together (the notebook runner: a notebook's kernel), ``children=False`` this process itself (a training run in a
-sweep, :func:`reproq.train.runs.run_grid`).
+sweep, :func:`reproq.train.grid.run_grid`).
 
 Where the system keeps a process's peak (Linux: ``VmHWM`` in ``/proc/<pid>/status``), that is what is read every
 ``every`` seconds, so a peak between two looks still counts; the peak of this process is reset on entry

@@ -87,7 +87,7 @@ def test_verify_fails_when_the_data_folder_is_a_file_or_named_files_are_missing(
     ("NO_SUCH_KEY=1", "no selected notebook has a parameter 'NO_SUCH_KEY'"),
 ])
 def test_run_parameters_are_checked_before_anything_runs(param, message, monkeypatch, capsys):
-    monkeypatch.setattr(cli.runner, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
+    monkeypatch.setattr(cli.batch, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
     assert cli.main(["run", "--profile", "smoke", "--only", "00", "-p", param]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
@@ -98,7 +98,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
         raise KeyboardInterrupt
         yield
 
-    monkeypatch.setattr(cli.runner, "run", interrupted)
+    monkeypatch.setattr(cli.batch, "run", interrupted)
     assert cli.main(["run", "--profile", "smoke"]) == 130
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 

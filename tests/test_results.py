@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from reproq import paths, results  # noqa: E402
-from reproq.results import Record, Run  # noqa: E402
+from reproq.results import Outputs, Record  # noqa: E402
 
 
 def bm25(split, metric, value, *, synthetic=False, seed=0):
@@ -52,11 +52,11 @@ def test_synthetic_numbers_never_sit_under_a_reproduction_heading():
     assert "synthetic (not a reproduction)" in table
 
 
-def test_run_writes_outputs_with_settings_and_keeps_synthetic_apart(tmp_path, monkeypatch):
+def test_outputs_are_written_with_settings_and_synthetic_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path)
-    run = Run("01_demo", profile="cpu", parameters={"SEEDS": [1]})
-    real = run.save_records([bm25("dev", "MAP", 0.52)], "lei_table2")
-    fake = run.save_records([bm25("dev", "MAP", 0.99, synthetic=True)], "lei_table2")
+    out = Outputs("01_demo", profile="cpu", parameters={"SEEDS": [1]})
+    real = out.save_records([bm25("dev", "MAP", 0.52)], "lei_table2")
+    fake = out.save_records([bm25("dev", "MAP", 0.99, synthetic=True)], "lei_table2")
     assert real == tmp_path / "results" / "01_demo" / "lei_table2.jsonl"
     assert fake.name == "lei_table2__synthetic.jsonl" and real.read_text() != fake.read_text()
     settings = json.loads((real.parent / "settings.json").read_text())
@@ -68,26 +68,26 @@ def test_run_writes_outputs_with_settings_and_keeps_synthetic_apart(tmp_path, mo
 def test_smoke_runs_never_write_to_committed_results(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
     monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
-    path = Run("01_demo", profile="smoke").save_records([bm25("dev", "MAP", 0.52)], "t")
+    path = Outputs("01_demo", profile="smoke").save_records([bm25("dev", "MAP", 0.52)], "t")
     assert path.is_relative_to(tmp_path / "build" / "smoke")
 
 
 def test_synthetic_figure_must_say_so_in_its_title(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path)
-    run = Run("01_demo", profile="cpu")
+    out = Outputs("01_demo", profile="cpu")
     fig, ax = plt.subplots()
     ax.set_title("BM25 on AskUbuntu dev")
     with pytest.raises(ValueError, match="synthetic"):
-        run.save_figure(fig, "bm25", synthetic=True)
+        out.save_figure(fig, "bm25", synthetic=True)
     ax.set_title("BM25 on AskUbuntu dev (synthetic data)")
-    assert run.save_figure(fig, "bm25", synthetic=True).name == "bm25__synthetic.png"
+    assert out.save_figure(fig, "bm25", synthetic=True).name == "bm25__synthetic.png"
     plt.close(fig)
 
 
 def test_save_table_writes_csv_and_captioned_markdown(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path)
     table = results.compare([bm25("dev", "MAP", 0.9, synthetic=True)])
-    path = Run("01_demo", profile="cpu").save_table(table, "t2", synthetic=True, caption="Lei Table 2.")
+    path = Outputs("01_demo", profile="cpu").save_table(table, "t2", synthetic=True, caption="Lei Table 2.")
     assert path.name == "t2__synthetic.csv"
     assert path.with_suffix(".md").read_text().startswith("SYNTHETIC DATA, not a reproduction. Lei Table 2.")
 
@@ -99,13 +99,13 @@ def test_provenance_resolves_the_device_and_stamps_every_record():
                                    split="dev", method="BM25", setting="pooling=-")
     assert (record.metric, record.device, record.synthetic) == ("MAP", "cpu", False)
     assert record.data == {"askubuntu/dev.txt": "abc", "word_vectors": "w2v 50-d"}
-    assert Run("01_demo", profile="smoke", device="auto").device == "cpu"
+    assert Outputs("01_demo", profile="smoke", device="auto").device == "cpu"
 
 
 def test_the_markdown_has_the_papers_shape(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path)
     records = [bm25(split, metric, 0.5) for split in ("dev", "test") for metric in ("MAP", "MRR")]
-    Run("01_demo", profile="cpu").report(records, "t2", scale=100, caption="Lei Table 2.")
+    Outputs("01_demo", profile="cpu").report(records, "t2", scale=100, caption="Lei Table 2.")
     header = (tmp_path / "results" / "01_demo" / "t2.md").read_text().splitlines()[2]
     columns = [c.strip() for c in header.strip("|").split("|")]
     assert columns == ["method", "dev MAP", "dev MAP (paper)", "dev MRR", "dev MRR (paper)", "test MAP",

@@ -21,9 +21,9 @@ from reproq.answer_selection.batches import score_questions, training_batches
 from reproq.answer_selection.evaluate import evaluate, ranking_scores
 from reproq.answer_selection.inputs import AnswerInputs, TrainConfig, build_model, checkpoint_key
 from reproq.models.answer_ranker import PAIRWISE
-from reproq.train import callbacks, objectives, routine, runs
+from reproq.train import callbacks, grid, objectives, routine
 from reproq.train.executors import Executor
-from reproq.train.runs import GridResult, RunResult
+from reproq.train.grid import GridResult, RunResult
 
 
 def run_one(data: AnswerInputs, config: TrainConfig, seed: int, *, device: str = "auto",
@@ -63,8 +63,8 @@ def run_one(data: AnswerInputs, config: TrainConfig, seed: int, *, device: str =
 def run_grid(data: AnswerInputs, configs: Sequence[TrainConfig], seeds: Sequence[int], *,
              executor: Executor | None = None, **run_options) -> GridResult:
     """Every configuration with every seed; the best configuration by mean DEV MAP (TEST unused). The runs go
-    through ``executor`` (:func:`reproq.train.runs.run_grid`); with a ``checkpoint_root``, finished runs keep their
+    through ``executor`` (:func:`reproq.train.grid.run_grid`); with a ``checkpoint_root``, finished runs keep their
     records there and are not run again."""
-    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MAP",
-                         executor=executor, store=runs.RunStore.under(run_options.get("checkpoint_root"),
+    return grid.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MAP",
+                         executor=executor, store=grid.RunStore.under(run_options.get("checkpoint_root"),
                                                                       functools.partial(checkpoint_key, data)))

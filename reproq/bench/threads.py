@@ -4,7 +4,7 @@ and beside a competitor that keeps one core busy (another job, as on a shared ma
 The step is what the question-retrieval notebooks repeat most: an LSTM of the `cpu` profile's size (a quarter of
 Lei et al.'s d = 240) encoding a batch of padded questions, forward and backward, with an Adam update. Each
 setting runs in a fresh process (torch reads ``OMP_NUM_THREADS`` once, at import); the competitor is a Python busy
-loop. ``reproq run`` gives notebooks one thread by default (:data:`reproq.runner.DEFAULT_THREADS`); this file is the
+loop. ``reproq run`` gives notebooks one thread by default (:data:`reproq.batch.DEFAULT_THREADS`); this file is the
 measurement behind that choice.
 """
 

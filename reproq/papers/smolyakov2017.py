@@ -27,7 +27,7 @@ from reproq.profiles import Adaptation, QuestionRetrieval, scaled
 from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import TrainConfig
 from reproq.results import Provenance, Record
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 
 PAPER = Paper(
     key="smolyakov2017", short="Smolyakov & Srikant 2017",

@@ -25,7 +25,7 @@ from reproq.models.answer_ranker import RankerConfig, build_ranker, paper_parame
 from reproq.papers.paper import Claim, Paper
 from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, claim, paper_numbers, records_frame, summarize
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 
 TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
 

@@ -39,7 +39,7 @@ from reproq.question_retrieval.inputs import (RetrievalInputs, TrainConfig, buil
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import ContrastiveObjective, DomainAdversarialObjective
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 from reproq.train.runtime import resolve_device
 
 AUCS = {"AUC": (1.0, "meter"), "AUC(0.05)": (0.05, "meter"), "AUC(0.05), McClish": (0.05, "mcclish")}

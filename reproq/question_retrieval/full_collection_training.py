@@ -29,7 +29,7 @@ from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import LogisticRankingObjective
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 
 
 @dataclass(frozen=True)

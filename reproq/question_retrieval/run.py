@@ -5,7 +5,7 @@
 (:func:`reproq.train.routine.train`: Adam, the max-margin loss on the hardest negative, dev MRR keeps the epoch, test
 at that epoch), checkpointed every epoch under :func:`~reproq.question_retrieval.inputs.checkpoint_key`;
 :func:`run_grid` runs configurations × seeds and picks the configuration by mean dev MRR
-(:func:`reproq.train.runs.run_grid`). ``answer_selection.run`` has the same verbs.
+(:func:`reproq.train.grid.run_grid`). ``answer_selection.run`` has the same verbs.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from reproq.question_retrieval.inputs import (RetrievalInputs, TrainConfig, buil
                                               source_batches)
 from reproq.question_retrieval.pretrain import pretrain_one
 from reproq.train import callbacks as cb
-from reproq.train import routine, runs
+from reproq.train import grid, routine
 from reproq.train.executors import Executor
 from reproq.train.objectives import MaxMarginObjective
-from reproq.train.runs import GridResult, RunResult
+from reproq.train.grid import GridResult, RunResult
 from reproq.train.runtime import resolve_device
 
 
@@ -93,8 +93,8 @@ def _headline(scores: dict) -> dict:
 def run_grid(data: RetrievalInputs, configs: Sequence[TrainConfig], seeds: Sequence[int], *,
              executor: Executor | None = None, **run_options) -> GridResult:
     """Every configuration with every seed; the best configuration by mean dev MRR (at each run's best epoch).
-    The runs go through ``executor`` (:func:`reproq.train.runs.run_grid`); with a ``checkpoint_root``, finished runs
+    The runs go through ``executor`` (:func:`reproq.train.grid.run_grid`); with a ``checkpoint_root``, finished runs
     keep their records there and are not run again."""
-    return runs.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MRR",
-                         executor=executor, store=runs.RunStore.under(run_options.get("checkpoint_root"),
+    return grid.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MRR",
+                         executor=executor, store=grid.RunStore.under(run_options.get("checkpoint_root"),
                                                                       functools.partial(checkpoint_key, data)))

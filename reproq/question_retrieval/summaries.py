@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 
 
 def trained_vs_untrained(groups: Mapping[str, Sequence[RunResult]]) -> pd.DataFrame:

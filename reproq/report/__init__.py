@@ -7,5 +7,5 @@
 - :mod:`~reproq.report.site`: the report as a static HTML site, read back by a real browser;
 - :mod:`~reproq.report.prose`: every number typed into the README and the notebooks looked up in the records.
 
-:mod:`reproq.results` is what the notebooks write with (records, tables, the ``Run``); this package only reads.
+:mod:`reproq.results` is what the notebooks write with (records, tables, the ``Outputs``); this package only reads.
 """

@@ -91,7 +91,7 @@ def paper_page(built: verdicts.Report, paper: str, *, figures: str = "../../figu
     return "\n".join(lines) + "\n"
 
 
-def write_pages(built: verdicts.Report, run) -> list[Path]:
-    """Every paper's page, written through ``run`` (a :class:`reproq.results.Run` of notebook 12) as
+def write_pages(built: verdicts.Report, out) -> list[Path]:
+    """Every paper's page, written through ``out`` (the :class:`reproq.results.Outputs` of notebook 12) as
     ``<paper>.md``."""
-    return [run.save_markdown(paper_page(built, paper), paper) for paper in PAPERS]
+    return [out.save_markdown(paper_page(built, paper), paper) for paper in PAPERS]

@@ -94,7 +94,7 @@ class Provenance:
 def run_records(runs: Sequence, provenance: Provenance, *, paper: str, table: str, dataset: str, method: str,
                 setting: str = "-", splits: Sequence[str] = ("dev", "test"), metrics: Sequence[str] | None = None,
                 variant: str = "") -> list[Record]:
-    """One record per training run (a :class:`~reproq.train.runs.RunResult`), evaluated set and metric, at each
+    """One record per training run (a :class:`~reproq.train.grid.RunResult`), evaluated set and metric, at each
     run's best dev epoch (:func:`summarize` gives mean ± std over the seeds). ``splits`` name sets of
     ``run.scores``; a record's split is that name with ``-`` for ``_`` (``test_clean`` -> ``test-clean``)."""
     records = []

@@ -39,7 +39,7 @@ def code_hash() -> str:
     code is never resumed: every ``.py`` file of ``reproq`` except those that only write, read back or teach
     (``results``, ``report``, ``bench``, ``labs``, the command line, the notebook runner and its memory sampler)."""
     root = Path(__file__).resolve().parents[1]
-    reporting = {"results", "report", "bench", "labs", "cli.py", "runner.py", "peak_memory.py"}
+    reporting = {"results", "report", "bench", "labs", "cli.py", "batch.py", "peak_memory.py"}
     files = sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in reporting)
     digest = hashlib.sha1()
     for path in files:

@@ -1,7 +1,7 @@
 """Where a grid's training runs execute: here, one after another (the default), or on a Dask cluster.
 
 A paper's grid is configurations × seeds of independent training runs (Lei et al. Table 2 alone is some 180
-configurations × 5 seeds at the ``paper`` profile). :func:`reproq.train.runs.run_grid` hands them to an executor,
+configurations × 5 seeds at the ``paper`` profile). :func:`reproq.train.grid.run_grid` hands them to an executor,
 which calls ``fn(*item)`` for every item and returns the results in the items' order, whatever order they finished
 in — so both backends give the same records in the same order.
 
@@ -21,7 +21,7 @@ runs does not use (actors, a shared-memory object store), which on the 2-core ma
 memory that the runs need.
 
 Runs on a remote cluster write their checkpoints where ``checkpoint_root`` points: a file system every worker
-sees (and the client, which keeps each finished run's record there: :class:`reproq.train.runs.RunStore`).
+sees (and the client, which keeps each finished run's record there: :class:`reproq.train.grid.RunStore`).
 
 ``reproq run --executor dask [--address ...] [--workers N]`` sets this for the notebooks through the environment
 (:data:`ENVIRONMENT`, read by :func:`from_environment`); nothing in a notebook names the executor.

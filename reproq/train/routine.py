@@ -26,7 +26,7 @@ from reproq.models import count_parameters
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint
 from reproq.train.loop import Callback, FitState, fit
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 from reproq.train.runtime import resolve_device, seed_everything
 
 
@@ -55,7 +55,7 @@ class Fitted:
         return time.perf_counter() - self.started
 
     def result(self, config, seed: int, scores: dict, *, counted: nn.Module | None = None) -> RunResult:
-        """The run's :class:`~reproq.train.runs.RunResult`: ``scores`` of the kept epoch, the trainable parameters
+        """The run's :class:`~reproq.train.grid.RunResult`: ``scores`` of the kept epoch, the trainable parameters
         of ``counted`` (default: the whole model), the seconds since the run started."""
         return RunResult(config, seed, self.state.history, self.state.best["epoch"], self.state.epoch, scores,
                          count_parameters(counted if counted is not None else self.model), self.seconds)

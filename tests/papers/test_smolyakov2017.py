@@ -10,7 +10,7 @@ import pytest
 from reproq import profiles
 from reproq.papers import smolyakov2017
 from reproq.results import Provenance
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 
 
 def _run(seed: int, losses: list[tuple[float, float]]) -> RunResult:

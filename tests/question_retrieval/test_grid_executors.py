@@ -16,7 +16,7 @@ import pytest
 
 from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
-from reproq.train import runs
+from reproq.train.grid import GridResult, RunResult, run_grid
 from reproq.train.executors import DaskExecutor, Sequential
 
 pytestmark = pytest.mark.slow
@@ -41,11 +41,11 @@ def grid_configs() -> list[inputs.TrainConfig]:
     return [inputs.with_question(replace(base, lr=lr), dropout=dropout) for lr in (1e-3, 3e-3) for dropout in (0.1, 0.2)]
 
 
-def records(grid: runs.GridResult) -> list[runs.RunResult]:
+def records(grid: GridResult) -> list[RunResult]:
     return [run for config_runs in grid.runs.values() for run in config_runs]
 
 
-def numbers(grid: runs.GridResult) -> list[str]:
+def numbers(grid: GridResult) -> list[str]:
     """Each run as exact text: every number of every epoch (NaN, the untrained epoch's loss, equal to itself), not
     the seconds or the memory."""
     return [json.dumps({k: v for k, v in asdict(run).items() if k not in ("seconds", "peak_memory_mb")}, default=repr)
@@ -76,9 +76,9 @@ def _dies_once(marker: Path, run_one, config, seed):
 def test_a_killed_worker_still_gives_every_record(data, dask, tmp_path):
     run_one = functools.partial(ex.run_one, data, device="cpu", progress=False)
     configs = grid_configs()[:2]
-    expected = runs.run_grid(run_one, configs, [1, 2], metric="MRR", executor=Sequential())
+    expected = run_grid(run_one, configs, [1, 2], metric="MRR", executor=Sequential())
     marker = tmp_path / "killed"
-    grid = runs.run_grid(functools.partial(_dies_once, marker, run_one), configs, [1, 2], metric="MRR",
+    grid = run_grid(functools.partial(_dies_once, marker, run_one), configs, [1, 2], metric="MRR",
                          executor=dask)
     assert marker.exists()  # a worker did die
     assert numbers(grid) == numbers(expected)

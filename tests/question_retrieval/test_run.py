@@ -17,7 +17,7 @@ from reproq.question_retrieval import inputs
 from reproq.question_retrieval import run as ex
 from reproq.question_retrieval.summaries import trained_vs_untrained
 from reproq.results import Provenance, run_records
-from reproq.train.runs import RunResult
+from reproq.train.grid import RunResult
 
 
 @pytest.fixture(scope="module")

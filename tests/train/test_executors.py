@@ -7,9 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from reproq.train import runs
 from reproq.train.executors import Sequential, executor
-from reproq.train.runs import RunResult, RunStore
+from reproq.train.grid import RunResult, RunStore, run_grid
 
 
 def fake_run(config: str, seed: int) -> RunResult:
@@ -43,10 +42,10 @@ def test_a_grid_records_each_runs_peak_memory_and_skips_stored_runs(tmp_path):
         calls.append((config, seed))
         return fake_run(config, seed)
 
-    grid = runs.run_grid(counted, ["a", "b"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    grid = run_grid(counted, ["a", "b"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     assert grid.best == "a" and calls == [("a", 1), ("a", 2), ("b", 1), ("b", 2)]
     assert all(run.peak_memory_mb > 10 for run in grid.best_runs)
-    again = runs.run_grid(counted, ["b", "c"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    again = run_grid(counted, ["b", "c"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     assert calls[4:] == [("c", 1), ("c", 2)] and list(again.runs) == ["b", "c"]
 
 

@@ -10,7 +10,7 @@ import sys
 import nbformat
 import pytest
 
-from reproq import paths, runner
+from reproq import batch, paths
 
 
 def write_notebook(path, *cells):
@@ -33,20 +33,20 @@ def notebook_dir(tmp_path, monkeypatch):
 def test_notebooks_are_ordered_and_selectable(notebook_dir):
     for name in ["01_b", "00_a", "10_c", "scratch"]:
         write_notebook(notebook_dir / f"{name}.ipynb", "pass")
-    assert [p.stem for p in runner.notebooks()] == ["00_a", "01_b", "10_c"]
-    assert [p.stem for p in runner.notebooks(["01"])] == ["01_b"]
+    assert [p.stem for p in batch.notebooks()] == ["00_a", "01_b", "10_c"]
+    assert [p.stem for p in batch.notebooks(["01"])] == ["01_b"]
     with pytest.raises(ValueError, match="no notebook matches 99"):
-        runner.notebooks(["99"])
+        batch.notebooks(["99"])
 
 
 def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path):
     write_notebook(notebook_dir / "00_ok.ipynb", "open('out.txt', 'a').write(f'{PROFILE} {VALUE}\\n')")
-    first = list(runner.run(profile="smoke", progress=False))
+    first = list(batch.run(profile="smoke", progress=False))
     assert [o.status for o in first] == ["ran"] and first[0].executed.is_file()
     assert first[0].executed.is_relative_to(tmp_path / "build")
-    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
-    assert [o.status for o in runner.run(profile="smoke", parameters={"VALUE": 2}, progress=False)] == ["ran"]
-    assert [o.status for o in runner.run(profile="smoke", parameters={"VALUE": 2}, force=True,
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
+    assert [o.status for o in batch.run(profile="smoke", parameters={"VALUE": 2}, progress=False)] == ["ran"]
+    assert [o.status for o in batch.run(profile="smoke", parameters={"VALUE": 2}, force=True,
                                          progress=False)] == ["ran"]
     assert (notebook_dir / "out.txt").read_text().splitlines() == ["smoke 1", "smoke 2", "smoke 2"]
 
@@ -56,59 +56,59 @@ def test_failure_names_notebook_and_cell_and_keeps_earlier_results(notebook_dir)
     write_notebook(notebook_dir / "01_broken.ipynb", "y = 2", "raise RuntimeError('boom')")
     write_notebook(notebook_dir / "02_never.ipynb", "z = 3")
     outcomes = []
-    with pytest.raises(runner.NotebookFailed, match=r"01_broken.ipynb failed in the cell starting `raise RuntimeError\('boom'\)` "
+    with pytest.raises(batch.NotebookFailed, match=r"01_broken.ipynb failed in the cell starting `raise RuntimeError\('boom'\)` "
                        r"\(execution count 4\) with RuntimeError: boom"):
-        for outcome in runner.run(profile="smoke", progress=False):
+        for outcome in batch.run(profile="smoke", progress=False):
             outcomes.append(outcome)
     assert [o.notebook for o in outcomes] == ["00_fine"]
     # the finished notebook is not run again when the batch resumes
-    with pytest.raises(runner.NotebookFailed):
-        list(runner.run(profile="smoke", progress=False))
-    assert runner._stamp("smoke", notebook_dir / "00_fine.ipynb").is_file()
-    assert not runner._stamp("smoke", notebook_dir / "01_broken.ipynb").is_file()
-    assert next(runner.run(profile="smoke", progress=False)).status == "skipped"
+    with pytest.raises(batch.NotebookFailed):
+        list(batch.run(profile="smoke", progress=False))
+    assert batch._stamp("smoke", notebook_dir / "00_fine.ipynb").is_file()
+    assert not batch._stamp("smoke", notebook_dir / "01_broken.ipynb").is_file()
+    assert next(batch.run(profile="smoke", progress=False)).status == "skipped"
 
 
 def test_unknown_profile_is_refused():
     with pytest.raises(ValueError, match="profile must be one of"):
-        list(runner.run(profile="gpu"))
+        list(batch.run(profile="gpu"))
 
 
 def test_a_torn_stamp_is_dropped_with_a_warning_and_the_notebook_runs(notebook_dir):
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
-    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
-    stamp = runner._stamp("smoke", notebook_dir / "00_ok.ipynb")
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    stamp = batch._stamp("smoke", notebook_dir / "00_ok.ipynb")
     stamp.write_text('{"fingerprint": "abc')  # a kill in the middle of a write
     with pytest.warns(UserWarning, match=r"00_ok.json: unreadable"):
-        assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
-    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
+        assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
 
 
 def test_a_notebook_whose_outputs_are_gone_or_torn_runs_again(notebook_dir, tmp_path):
     write_notebook(notebook_dir / "00_writes.ipynb",
-                   "from reproq.results import Run, Record\n"
-                   "Run('00_writes', profile=PROFILE).save_records([Record('p', 't', 'd', 's', 'm', '-', 'MAP', 0.5)], 'r')")
-    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+                   "from reproq.results import Outputs, Record\n"
+                   "Outputs('00_writes', profile=PROFILE).save_records([Record('p', 't', 'd', 's', 'm', '-', 'MAP', 0.5)], 'r')")
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
     records = paths.output_dirs("smoke")[0] / "00_writes" / "r.jsonl"
-    assert records.is_file() and [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
+    assert records.is_file() and [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
     records.write_text('{"paper": "p", "tab')  # torn
-    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
     records.unlink()
-    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
 
 
 def test_the_fingerprint_depends_on_the_thread_count(notebook_dir, monkeypatch):
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    one = runner.fingerprint(notebook_dir / "00_ok.ipynb", {})
+    one = batch.fingerprint(notebook_dir / "00_ok.ipynb", {})
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
-    assert runner.fingerprint(notebook_dir / "00_ok.ipynb", {}) != one
+    assert batch.fingerprint(notebook_dir / "00_ok.ipynb", {}) != one
 
 
 def test_a_run_records_its_cost(notebook_dir, tmp_path):
     write_notebook(notebook_dir / "00_memory.ipynb", "block = bytearray(300 * 2**20)  # 300 MB held a moment",
                    "import time; time.sleep(1.5)")
-    list(runner.run(profile="smoke", progress=False))
+    list(batch.run(profile="smoke", progress=False))
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_memory"]
     assert cost["seconds"] > 1.5 and cost["peak_memory_mb"] > 300 and cost["threads"] >= 1
     assert {"cpu", "cores", "load_average_before", "load_average_after", "code_version", "finished",
@@ -119,16 +119,16 @@ def test_notebooks_get_one_thread_unless_asked(notebook_dir, monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     write_notebook(notebook_dir / "00_threads.ipynb",
                    "import os; open('threads.txt', 'a').write(os.environ['OMP_NUM_THREADS'] + '\\n')")
-    list(runner.run(profile="smoke", progress=False))
-    list(runner.run(profile="smoke", progress=False, n_threads=2))  # another count: another fingerprint, a rerun
+    list(batch.run(profile="smoke", progress=False))
+    list(batch.run(profile="smoke", progress=False, n_threads=2))  # another count: another fingerprint, a rerun
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    list(runner.run(profile="smoke", progress=False))
+    list(batch.run(profile="smoke", progress=False))
     assert (notebook_dir / "threads.txt").read_text().splitlines() == ["1", "2", "3"]
     assert os.environ["OMP_NUM_THREADS"] == "3"  # restored after the batch
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_threads"]
     assert cost["threads"] == 3
     with pytest.raises(ValueError, match="threads must be"):
-        runner.threads(-1)
+        batch.threads(-1)
 
 
 def test_the_kernels_learn_the_executor_from_the_runner(notebook_dir, monkeypatch):
@@ -138,22 +138,22 @@ def test_the_kernels_learn_the_executor_from_the_runner(notebook_dir, monkeypatc
                    "from reproq.train.executors import from_environment\n"
                    "executor = from_environment()\n"
                    "open('executor.txt', 'a').write(f'{executor.name} {getattr(executor, \"workers\", None)}\\n')")
-    list(runner.run(profile="smoke", progress=False))
-    list(runner.run(profile="smoke", progress=False, executor="dask", workers=3, force=True))
+    list(batch.run(profile="smoke", progress=False))
+    list(batch.run(profile="smoke", progress=False, executor="dask", workers=3, force=True))
     assert (notebook_dir / "executor.txt").read_text().splitlines() == ["local None", "dask 3"]
     assert "REPROQ_EXECUTOR" not in os.environ  # restored after the batch
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_executor"]
     assert cost["executor"] == "dask"
     with pytest.raises(ValueError, match="for the dask executor"):
-        list(runner.run(profile="smoke", progress=False, workers=2))
+        list(batch.run(profile="smoke", progress=False, workers=2))
     with pytest.raises(ValueError, match="unknown executor 'ray'"):
-        list(runner.run(profile="smoke", progress=False, executor="ray"))
+        list(batch.run(profile="smoke", progress=False, executor="ray"))
 
 
 def test_recording_a_cost_needs_no_torch():
     """The runner's parent process names the CPU and the code version for each cost record without importing torch
     (a second copy of it beside every notebook's kernel)."""
-    code = ("import sys; from reproq import runner; from reproq.bench import cpu_name; "
+    code = ("import sys; from reproq import batch; from reproq.bench import cpu_name; "
             "from reproq.results import code_version; cpu_name(); code_version(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=paths.ROOT)
     assert out.stdout.strip() == "False"

@@ -1,4 +1,4 @@
-"""The :class:`Run` through which a notebook writes its tables, records and figures, and the synthetic banner.
+"""The :class:`Outputs` through which a notebook writes its tables, records and figures, and the synthetic banner.
 
 Every file is written atomically (:mod:`reproq.atomic`), with the run's settings recorded beside it in ``settings.json``; synthetic and smoke outputs are kept away from the committed real results.
 """
@@ -20,13 +20,13 @@ from reproq.results.records import Provenance, Record, code_version
 from reproq.results.tables import compare, format_table, paper_layout, seeds_note, side_by_side
 
 
-class Run:
+class Outputs:
     """Where a notebook writes its deliverables; writes the run's settings beside each of them.
 
-    In a notebook::
+    In a notebook (:func:`reproq.notebook.setup` makes it)::
 
-        run = Run("01_lexical_baselines", profile=PROFILE, parameters={"SEEDS": SEEDS})
-        run.report(records, "lei2016_table2_bm25", scale=100, caption="Lei et al. 2016 Table 2, BM25 row.")
+        out = Outputs("01_lexical_baselines", profile=PROFILE, parameters={"SEEDS": SEEDS})
+        out.report(records, "lei2016_table2_bm25", scale=100, caption="Lei et al. 2016 Table 2, BM25 row.")
 
     Outputs land in ``results/<notebook>/`` and ``figures/<notebook>/`` with a ``settings.json`` that
     says, per file, which parameters, code version, device and data produced it. Outputs of synthetic
