@@ -10,7 +10,8 @@ A failure names the notebook and the failing cell and stops the batch; what fini
 
 What each run cost — wall seconds, the kernel's peak resident memory (sampled), the thread count, the CPU — is
 recorded in ``pipeline_cost.json`` beside the profile's results (:func:`record_cost`); ``reproq scope --write``
-turns the committed one into the README's cost table.
+turns the committed one into the README's cost table. A run that writes the committed ``results/`` rewrites the
+notebook's reading cells from them (:mod:`reproq.report.readings`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from reproq import atomic, paths, profiles
 from reproq.data import sources
+from reproq.report import readings
 from reproq.peak_memory import PeakMemory
 from reproq.train import executors
 
@@ -62,8 +64,10 @@ def notebooks(only: Sequence[str] = ()) -> list[Path]:
 
 
 def fingerprint(notebook: Path, parameters: dict) -> str:
-    """A hash of everything a notebook's outputs depend on."""
-    digest = hashlib.sha256(notebook.read_bytes())
+    """A hash of everything a notebook's outputs depend on (its reading cells' words are its outputs, not its
+    inputs: :mod:`reproq.report.readings`)."""
+    digest = hashlib.sha256(json.dumps(readings.without_readings(json.loads(notebook.read_text())),
+                                       sort_keys=True).encode())
     library = paths.ROOT / "reproq"
     for path in sorted(p for p in library.rglob("*") if p.suffix in LIBRARY_SUFFIXES):
         digest.update(str(path.relative_to(library)).encode() + path.read_bytes())
@@ -218,6 +222,9 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
         "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    results_dir = paths.output_dirs(profile)[0]
+    if results_dir == paths.ROOT / "results":  # the committed results: the notebook carries their words
+        readings.write(notebook, results_dir)
     # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file)
     atomic.write_json(stamp, {"fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1),
                               "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

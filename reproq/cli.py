@@ -17,8 +17,8 @@
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
                                                 the verdict counts into README.md, one page per paper into
-                                                results/12_report/<paper>.md and a screenshot (Chromium) into
-                                                figures/report/
+                                                results/12_report/<paper>.md, the notebooks' reading cells
+                                                and a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
     reproq labs --autograde LAB NOTEBOOK [--student ID]
@@ -169,7 +169,7 @@ def _report(args) -> int:
     from pathlib import Path
 
     from reproq import results
-    from reproq.report import pages, scope, site, verdicts  # pandas: only this command needs it
+    from reproq.report import pages, readings, scope, site, verdicts  # pandas: only this command needs it
 
     out = Path(args.out or paths.build_dir() / "report" / "cpu")
     built = verdicts.build()
@@ -182,6 +182,9 @@ def _report(args) -> int:
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
         for written in pages.write_pages(built, results.Outputs("12_report", profile="cpu")):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
+        for notebook in batch.notebooks():
+            if readings.write(notebook, built.results_dir):
+                print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
         if site.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
             return 1

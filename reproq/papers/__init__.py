@@ -6,8 +6,10 @@
 - :mod:`~reproq.papers.smolyakov2017` — Smolyakov & Srikant 2017, AskUbuntu → Android domain adaptation;
 - :mod:`~reproq.papers.rankine2016` — Rankine 2016, CBOW and GRU variants.
 
-Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here);
-what several papers share (batches, evaluation, training runs) stays in the task packages.
+Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
+its configurations at a profile's scale, its tables' and figures' builders, and the readings its notebooks' committed
+Markdown is generated from (``READINGS``, :mod:`reproq.report.readings`); what several papers share (batches,
+evaluation, training runs) stays in the task packages.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from __future__ import annotations
 from reproq.papers import dossantos2015, lei2016, rankine2016, smolyakov2017, tay2018
 from reproq.papers.paper import Claim, Paper
 
-PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in (lei2016, tay2018, dossantos2015, smolyakov2017, rankine2016)}
+MODULES = (lei2016, tay2018, dossantos2015, smolyakov2017, rankine2016)
+PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in MODULES}
+# "<paper>.<name>" -> reading(records of a notebook's results folder, the folder) -> Markdown (reproq.report.readings)
+READINGS = {f"{m.PAPER.key}.{name}": reading for m in MODULES for name, reading in getattr(m, "READINGS", {}).items()}
 
-__all__ = ["PAPERS", "Claim", "Paper"]
+__all__ = ["MODULES", "PAPERS", "READINGS", "Claim", "Paper"]

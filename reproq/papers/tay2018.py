@@ -204,21 +204,23 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
     """Tay et al.'s central claim, CTRN above QRNN, tested seed by seed in each of ``cases`` (label -> the record
     fields that pick one evaluation, e.g. ``{"TRAIN": dict(table="Table 6", split="test", setting="train=TRAIN")}``):
     Δ = CTRN − QRNN with its 95 % interval and verdict (:func:`reproq.results.claim`, as the report tests the paper's
-    claims), the paper's Δ on its own evaluation set where it prints both, and beside them the best trained model and
-    the best floor of the same evaluation (mean over seeds)."""
+    claims), the paper's Δ on its own evaluation set where it prints both (``paper's split``: QatarLiving's is test,
+    ours dev), and beside them the best trained model and the best floor of the same evaluation (mean over seeds)."""
     theirs = paper_numbers("tay2018")
     rows = []
     for label, where in cases.items():
         tested = claim(records, "CTRN", "QRNN", metric=metric, **where)
-        printed = theirs[(theirs.metric == metric) & np.logical_and.reduce(
-            [theirs[k] == v for k, v in where.items() if k in ("table", "setting")])].set_index("method")["value"]
+        rows_of = theirs[(theirs.metric == metric) & np.logical_and.reduce(
+            [theirs[k] == v for k, v in where.items() if k in ("table", "setting")])]
+        printed = rows_of.set_index("method")["value"]
         mine = summarize([r for r in records if r.metric == metric and
                           all(getattr(r, k) == v for k, v in where.items())]).set_index("method")["mean"]
         trained = mine[[not m.startswith("floor: ") for m in mine.index]]
         floors = mine[[m.startswith("floor: ") for m in mine.index]]
-        rows.append({"case": label, f"CTRN - QRNN ({metric})": tested["delta"], "95% low": tested["low"],
+        rows.append({"case": label, "split": where.get("split", ""), f"CTRN - QRNN ({metric})": tested["delta"], "95% low": tested["low"],
                      "95% high": tested["high"], "seeds": tested["seeds"],
                      "paper": printed["CTRN"] - printed["QRNN"] if {"CTRN", "QRNN"} <= set(printed.index) else np.nan,
+                     "paper's split": rows_of["split"].iat[0] if len(rows_of) else "",
                      "CTRN > QRNN": tested["verdict"], "best trained": trained.idxmax(), "its mean": trained.max(),
                      "best floor": floors.idxmax().removeprefix("floor: ") if len(floors) else "",
                      "floor's": floors.max() if len(floors) else np.nan})
@@ -232,9 +234,22 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
     for r in table.to_dict("records"):
         gap = r[f"CTRN - QRNN ({metric})"]
         interval = f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]" if r["95% low"] == r["95% low"] else ""
-        paper = f" (paper {r['paper']:+.3f})" if r["paper"] == r["paper"] else ""
+        split = r["paper's split"]
+        on = f" on {split}" if split and split != r["split"] else ""
+        paper = f" (paper {r['paper']:+.3f}{on})" if r["paper"] == r["paper"] else ""
         floor = f"; best floor {r['best floor']}, {r['''floor's''']:.3f}" if r["best floor"] else ""
         lines.append(f"- **{r['case']}**: CTRN − QRNN {metric} {gap:+.3f}{interval} over {r['seeds']} paired seed(s)"
                      f"{paper}: **{r['CTRN > QRNN']}**. Best trained model {r['best trained']}, {r['its mean']:.3f}"
                      f"{floor}.")
     return "\n".join(lines)
+
+
+TRECQA_CASES = {name: dict(table="Table 6", split="test", setting=f"train={name}") for name in ("TRAIN", "TRAIN-ALL")}
+QATARLIVING_WIKIQA_CASES = {"QatarLiving dev": dict(table="Table 5", dataset="qatarliving", split="dev"),
+                            "WikiQA test": dict(table="WikiQA", dataset="wikiqa", split="test")}
+
+READINGS = {  # notebook 04's and 06's committed words (reproq.report.readings)
+    "trecqa": lambda records, folder: ctrn_over_qrnn_reading(ctrn_over_qrnn(records, TRECQA_CASES)),
+    "qatarliving_wikiqa": lambda records, folder: ctrn_over_qrnn_reading(ctrn_over_qrnn(records,
+                                                                                         QATARLIVING_WIKIQA_CASES)),
+}

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from reproq import paths
-from reproq.report import verdicts
+from reproq.report import readings, verdicts
 
 # A decimal number as prose writes it: optional sign (ASCII or Unicode minus), thousands separators, a fraction.
 NUMBER = re.compile(r"(?<![\w.,])([-−+]?)(\d{1,3}(?:,\d{3})+|\d+)\.(\d+)(?![\w]|\.\d)")
@@ -212,10 +212,11 @@ def pool(folders: Iterable[Path]) -> Pool:
 
 
 def notebook_markdown(path: Path) -> Iterator[tuple[str, str]]:
-    """``(where, text)`` of each Markdown cell of a notebook."""
+    """``(where, text)`` of each typed Markdown cell of a notebook (its reading cells are generated and checked
+    whole: :mod:`reproq.report.readings`)."""
     cells = json.loads(Path(path).read_text())["cells"]
     for number, cell in enumerate(cells):
-        if cell["cell_type"] == "markdown":
+        if cell["cell_type"] == "markdown" and not readings.reading_of(cell):
             yield f"{Path(path).name}, cell {number}", "".join(cell["source"])
 
 

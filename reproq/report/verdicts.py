@@ -73,12 +73,12 @@ def build(results_dir: Path | None = None, figures_dir: Path | None = None) -> R
     return Report(results_dir, figures_dir, records, rows, figures, verdict_counts(rows, figures), claim_rows(records))
 
 
-def load_records(results_dir: Path | None = None) -> list[Record]:
-    """Every record under ``results_dir/<notebook>/*.jsonl``, its notebook folder kept in ``config["where"]`` and
-    its file's name (without ``__synthetic``) in ``config["file"]``."""
+def load_records(results_dir: Path | None = None, folder: str = "*") -> list[Record]:
+    """Every record under ``results_dir/<notebook>/*.jsonl`` (``folder``: one notebook's only), its notebook folder
+    kept in ``config["where"]`` and its file's name (without ``__synthetic``) in ``config["file"]``."""
     root = Path(results_dir or paths.ROOT / "results")
     records = []
-    for path in sorted(root.glob("*/*.jsonl")):
+    for path in sorted(root.glob(f"{folder}/*.jsonl")):
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if not line.strip():
                 continue

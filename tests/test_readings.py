@@ -1,0 +1,58 @@
+"""A committed notebook's reading cells carry the words its committed records give (reproq.report.readings)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from reproq import batch, paths
+from reproq.report import readings
+
+
+def test_every_committed_reading_cell_is_what_the_committed_records_give():
+    notebooks = batch.notebooks()
+    assert any(readings.rendered(nb, paths.ROOT / "results") for nb in notebooks), "no notebook has a reading cell"
+    stale = readings.stale(notebooks, paths.ROOT / "results")
+    assert not stale, f"reading cells that are not what the records say: {stale}; run `reproq report --write`"
+
+
+@pytest.fixture
+def copy(tmp_path):
+    shutil.copytree(paths.ROOT / "results" / "04_trecqa_ctrn", tmp_path / "results" / "04_trecqa_ctrn")
+    shutil.copy(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", tmp_path / "04_trecqa_ctrn.ipynb")
+    return tmp_path / "04_trecqa_ctrn.ipynb", tmp_path / "results"
+
+
+def test_a_changed_record_makes_the_reading_stale_and_writing_mends_it(copy):
+    notebook, results = copy
+    assert readings.stale([notebook], results) == []
+    records = results / "04_trecqa_ctrn" / "tay2018_table6.jsonl"
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    for r in lines:  # CTRN's TRAIN seeds 0.05 higher: the claim's difference moves
+        if r["method"] == "CTRN" and r["setting"] == "train=TRAIN" and r["metric"] == "MAP":
+            r["value"] += 0.05
+    records.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert len(readings.stale([notebook], results)) == 1
+    assert readings.write(notebook, results) is True
+    assert readings.stale([notebook], results) == [] and readings.write(notebook, results) is False
+    cell = next(c for c in json.loads(notebook.read_text())["cells"] if readings.reading_of(c))
+    assert "CTRN − QRNN MAP +0.041" in "".join(cell["source"])
+
+
+def test_a_reading_cells_words_are_not_an_input_of_the_notebook(copy):
+    notebook, _ = copy
+    before = batch.fingerprint(notebook, {})
+    nb = json.loads(notebook.read_text())
+    next(c for c in nb["cells"] if readings.reading_of(c))["source"] = ["other words"]
+    notebook.write_text(json.dumps(nb))
+    assert batch.fingerprint(notebook, {}) == before
+    nb["cells"][0]["source"] = ["a changed heading"]
+    notebook.write_text(json.dumps(nb))
+    assert batch.fingerprint(notebook, {}) != before
+
+
+def test_an_unknown_reading_is_named():
+    with pytest.raises(ValueError, match="no reading 'tay2018.nothing'; there are: .*tay2018.trecqa"):
+        readings.render("tay2018.nothing", paths.ROOT / "results" / "04_trecqa_ctrn")
