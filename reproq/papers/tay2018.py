@@ -217,7 +217,8 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
                           all(getattr(r, k) == v for k, v in where.items())]).set_index("method")["mean"]
         trained = mine[[not m.startswith("floor: ") for m in mine.index]]
         floors = mine[[m.startswith("floor: ") for m in mine.index]]
-        rows.append({"case": label, "split": where.get("split", ""), f"CTRN - QRNN ({metric})": tested["delta"], "95% low": tested["low"],
+        rows.append({"case": label, "split": where.get("split", ""), f"CTRN - QRNN ({metric})": tested["delta"],
+                     "95% low": tested["low"],
                      "95% high": tested["high"], "seeds": tested["seeds"],
                      "paper": printed["CTRN"] - printed["QRNN"] if {"CTRN", "QRNN"} <= set(printed.index) else np.nan,
                      "paper's split": rows_of["split"].iat[0] if len(rows_of) else "",
@@ -233,7 +234,8 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
     lines = []
     for r in table.to_dict("records"):
         gap = r[f"CTRN - QRNN ({metric})"]
-        interval = f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]" if r["95% low"] == r["95% low"] else ""
+        interval = (f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]"
+                    if r["95% low"] == r["95% low"] else "")
         split = r["paper's split"]
         on = f" on {split}" if split and split != r["split"] else ""
         paper = f" (paper {r['paper']:+.3f}{on})" if r["paper"] == r["paper"] else ""
