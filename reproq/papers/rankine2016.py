@@ -6,9 +6,12 @@ Here: Table 1's networks at a profile's scale and his learning-rate grid (:func:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from scipy.stats import spearmanr
 
 from reproq.models.question import QuestionEncoderConfig
@@ -16,6 +19,7 @@ from reproq.papers.lei2016 import ASKUBUNTU
 from reproq.papers.paper import Claim, Paper
 from reproq.profiles import Rankine, scaled
 from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig
+from reproq.results import Record, summarize
 
 PAPER = Paper(
     key="rankine2016", short="Rankine 2016",
@@ -75,3 +79,20 @@ def word_weights_against_idf(model, data: RetrievalInputs) -> dict[str, float]:
     rho = spearmanr(learned[used], data.idf[used]).statistic if np.ptp(learned[used]) > 0 else float("nan")
     return {"title words": len(used), "spearman rho": float(rho), "weight min": float(learned[used].min()),
             "weight max": float(learned[used].max())}
+
+
+def table1_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 11's committed words: dev MRR per row of Table 1 as we train it, and the word weights against IDF."""
+    dev = summarize([r for r in records if r.split == "dev" and r.metric == "MRR"])
+    lines = [f"- {r.method}{f' ({r.variant})' if r.variant else ''}: dev MRR {100 * r.mean:.1f}"
+             for r in dev.itertuples(index=False)]
+    found = sorted(Path(folder).glob("word_weights_vs_idf*.csv"))
+    if found:
+        w = pd.read_csv(found[0]).iloc[0]
+        lines.append(f"\nLearned word weight against IDF (weighted CBOW, seed {int(w['seed'])}): Spearman ρ = "
+                     f"{w['spearman rho']:.2f} over {int(w['title words']):,} title words, the weights from "
+                     f"{w['weight min']:.2f} to {w['weight max']:.2f}.")
+    return "\n".join(lines)
+
+
+READINGS = {"table1": table1_reading}  # notebook 11's committed words (reproq.report.readings)
