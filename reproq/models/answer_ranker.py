@@ -51,6 +51,7 @@ class RankerConfig:
     n_features: int = 0  # 4 on TrecQA: the word-overlap features (§Experimental Setup, TrecQA)
     dropout: float = 0.5  # §Implementation Details: "Dropout is set to 0.5"
     feature_dropout: bool = True  # ours (the paper does not say): the first dropout also hits the overlap features
+    alignment: str = "literal"  # CTRN's t*: as printed, or one of the other readings of reproq.models.ctrn.ALIGNMENTS
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -73,7 +74,7 @@ class Siamese(nn.Module):
 def build_pair_encoder(config: RankerConfig) -> nn.Module:
     m, d = config.projection_dim, config.hidden_dim
     if config.method == "CTRN":
-        return CTRN(QRNNConfig(input_dim=m, hidden_dim=d, width=config.width))
+        return CTRN(QRNNConfig(input_dim=m, hidden_dim=d, width=config.width), alignment=config.alignment)
     if config.method == "QRNN":
         encoder = build_encoder("qrnn", input_dim=m, hidden_dim=d, width=config.width)
     elif config.method == "AP-CNN":

@@ -11,12 +11,18 @@ The dagger cell applies the *partner's* gates to the side's *own* Z, as the text
 gates F_a, O_a on the question representation Z_q"); the printed equations read z_t^a in CTRN-Q and
 z_{t*}^q in CTRN-A, which contradicts the text and Figure 2, so we read them as typos.
 
-Alignment (the paper: "t* = t × ⌈max(|q|, |a|) / min(|q|, |a|)⌉"): with 1-based steps t, t* = t · r,
-r = ⌈max(ℓ_q, ℓ_a) / min(ℓ_q, ℓ_a)⌉ from each pair's *real* lengths ℓ (not the padded batch width), and
-t* is clipped to the partner's last real step ℓ_partner. The shorter side therefore reads its partner's
-gates every r steps, at the end of each block of r; the longer side reads step r, then is clipped to the
-partner's last step for every t ≥ ⌈ℓ_partner / r⌉ (taken literally, as printed). Equal lengths give t* = t.
-Steps past a side's own length are padding and output 0.
+Alignment (the paper: "t* = t × ⌈max(|q|, |a|) / min(|q|, |a|)⌉", "for simplicity"): with 1-based steps t,
+r = ⌈max(ℓ_q, ℓ_a) / min(ℓ_q, ℓ_a)⌉ from each pair's *real* lengths ℓ (not the padded batch width), t* clipped to
+the partner's last real step. The paper gives one line for it, so it is a named choice here (:data:`ALIGNMENTS`):
+
+- ``"literal"``, as printed: t* = min(t · r, ℓ_partner) on both sides. The shorter side reads its partner's gates every
+  r steps; the *longer* side reads step r, then is clipped to the partner's last step for every t ≥ ⌈ℓ_partner / r⌉,
+  so most of its steps read the partner's *last* gate (on TrecQA's answers, usually the gate at "?").
+- ``"ceil"``: the shorter side as printed, the longer side ⌈t / r⌉: each partner step serves r of its steps.
+- ``"proportional"``: both sides spread over the partner, first step to first and last to last:
+  t* − 1 = round((t − 1) · (ℓ_partner − 1) / (ℓ_own − 1)) (halves up; a one-step side reads the partner's last).
+
+Equal lengths give t* = t in all three. Steps past a side's own length are padding and output 0.
 
 LTC adds no parameters: a CTRN has exactly its QRNN's weights (Tay et al. §Complexity Analysis).
 :meth:`CTRN.forward` gathers the aligned gates and reuses the QRNN's fast forget-mult;
@@ -33,17 +39,35 @@ from torch import nn
 from reproq.models.qrnn import QRNN, QRNNConfig, forget_mult_reference
 
 
-def aligned_steps(width: int, own_length: torch.Tensor, partner_length: torch.Tensor) -> torch.Tensor:
-    """0-based t* − 1 for the 0-based steps 0 … width − 1 of each row: min((t + 1) · r, ℓ_partner) − 1.
+ALIGNMENTS = ("literal", "ceil", "proportional")
 
-    >>> aligned_steps(4, torch.tensor([2, 4]), torch.tensor([5, 4])).tolist()  # r = 3, then r = 1
+
+def aligned_steps(width: int, own_length: torch.Tensor, partner_length: torch.Tensor,
+                  alignment: str = "literal") -> torch.Tensor:
+    """0-based t* − 1 for the 0-based steps 0 … width − 1 of each row (module docstring: ``alignment``).
+
+    >>> aligned_steps(4, torch.tensor([2, 4]), torch.tensor([5, 4])).tolist()  # literal: r = 3, then r = 1
     [[2, 4, 4, 4], [0, 1, 2, 3]]
+    >>> aligned_steps(5, torch.tensor([5]), torch.tensor([2]), "ceil").tolist()  # r = 3: t* = 1, 1, 1, 2, 2
+    [[0, 0, 0, 1, 1]]
+    >>> aligned_steps(5, torch.tensor([5]), torch.tensor([2]), "proportional").tolist()
+    [[0, 0, 1, 1, 1]]
     """
+    if alignment not in ALIGNMENTS:
+        raise ValueError(f"alignment must be one of {ALIGNMENTS}, got {alignment!r}")
     own, partner = own_length.clamp(min=1), partner_length.clamp(min=1)
+    steps = torch.arange(1, width + 1, device=own.device)[None, :]  # 1-based t
+    if alignment == "proportional":  # integer arithmetic: round((t - 1)(ℓp - 1) / (ℓo - 1)), halves up
+        span, reach = (own - 1).clamp(min=1)[:, None], (partner - 1)[:, None]
+        index = torch.div(2 * (steps - 1) * reach + span, 2 * span, rounding_mode="floor")
+        return torch.where(own[:, None] > 1, index, reach).clamp(max=reach)
     r = torch.div(torch.maximum(own, partner) + torch.minimum(own, partner) - 1,
-                  torch.minimum(own, partner), rounding_mode="floor")  # integer ceil(max / min)
-    steps = torch.arange(1, width + 1, device=own.device)  # 1-based t
-    return torch.minimum(steps[None, :] * r[:, None], partner[:, None]) - 1  # (B, width)
+                  torch.minimum(own, partner), rounding_mode="floor")[:, None]  # integer ceil(max / min)
+    index = torch.minimum(steps * r, partner[:, None]) - 1  # (B, width)
+    if alignment == "ceil":  # the longer side: ceil(t / r)
+        longer = torch.minimum(torch.div(steps + r - 1, r, rounding_mode="floor"), partner[:, None]) - 1
+        index = torch.where((own > partner)[:, None], longer, index)
+    return index
 
 
 def _gather_steps(gate: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
@@ -52,11 +76,15 @@ def _gather_steps(gate: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 
 
 class CTRN(nn.Module):
-    """Pair encoder: ``forward(x_q, mask_q, x_a, mask_a) -> (h_q, h_a)``, each (B, T_s, d), 0 at padding."""
+    """Pair encoder: ``forward(x_q, mask_q, x_a, mask_a) -> (h_q, h_a)``, each (B, T_s, d), 0 at padding;
+    ``alignment`` one of :data:`ALIGNMENTS`."""
 
-    def __init__(self, config: QRNNConfig = QRNNConfig()):
+    def __init__(self, config: QRNNConfig = QRNNConfig(), alignment: str = "literal"):
         super().__init__()
+        if alignment not in ALIGNMENTS:
+            raise ValueError(f"alignment must be one of {ALIGNMENTS}, got {alignment!r}")
         self.config, self.input_dim, self.output_dim = config, config.input_dim, config.hidden_dim
+        self.alignment = alignment
         self.qrnn = QRNN(config)  # the only parameters, shared by question and answer
 
     def _side(self, own, own_mask, partner, partner_mask, index):
@@ -70,8 +98,8 @@ class CTRN(nn.Module):
     def forward(self, x_q, mask_q, x_a, mask_a):
         gates_q, gates_a = self.qrnn.gates(x_q), self.qrnn.gates(x_a)
         len_q, len_a = mask_q.sum(1), mask_a.sum(1)
-        index_q = aligned_steps(x_q.shape[1], len_q, len_a)  # into a's steps
-        index_a = aligned_steps(x_a.shape[1], len_a, len_q)  # into q's steps
+        index_q = aligned_steps(x_q.shape[1], len_q, len_a, self.alignment)  # into a's steps
+        index_a = aligned_steps(x_a.shape[1], len_a, len_q, self.alignment)  # into q's steps
         return (self._side(gates_q, mask_q, gates_a, mask_a, index_q),
                 self._side(gates_a, mask_a, gates_q, mask_q, index_a))
 
@@ -90,8 +118,19 @@ def ctrn_reference(model: CTRN, x_q, mask_q, x_a, mask_a):
             c = forget_mult_reference(f[None], z[None])[0]
             c_dag, h = torch.zeros_like(z[0]), []
             for t in range(1, length + 1):  # 1-based, as printed
-                t_star = min(t * r, partner)
+                t_star = _aligned_step(t, length, partner, r, model.alignment)
                 c_dag = f_p[t_star - 1] * c_dag + (1 - f_p[t_star - 1]) * z[t - 1]
                 h.append(o[t - 1] * c[t - 1] * o_p[t_star - 1] * c_dag)
             out[i, :length] = torch.stack(h)
     return out_q, out_a
+
+
+def _aligned_step(t: int, own: int, partner: int, r: int, alignment: str) -> int:
+    """1-based t* of 1-based step t, in plain integers (the slow twin of :func:`aligned_steps`)."""
+    if alignment == "proportional":
+        if own == 1:
+            return partner
+        return math.floor((t - 1) * (partner - 1) / (own - 1) + 0.5) + 1
+    if alignment == "ceil" and own > partner:
+        return min(math.ceil(t / r), partner)
+    return min(t * r, partner)

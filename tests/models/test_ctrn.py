@@ -1,15 +1,17 @@
-"""CTRN: the aligned step t* as printed, the fast path against its step-by-step twin (values and gradients,
-float64, several length pairs), no parameters beyond QRNN's, padding invariance, and crossing itself."""
+"""CTRN: the aligned step t* as printed and its two other readings, the fast path against its step-by-step twin
+(values and gradients, float64, several length pairs, every alignment), no parameters beyond QRNN's, padding
+invariance, and crossing itself."""
 
 from __future__ import annotations
 
 import doctest
+import math
 
 import pytest
 import torch
 
 from reproq.models import ctrn
-from reproq.models.ctrn import CTRN, aligned_steps, ctrn_reference
+from reproq.models.ctrn import ALIGNMENTS, CTRN, _aligned_step, aligned_steps, ctrn_reference
 from reproq.models.qrnn import QRNN, QRNNConfig
 
 CONFIG = QRNNConfig(input_dim=5, hidden_dim=3, width=2)
@@ -40,14 +42,41 @@ def make_pair(lengths_q, lengths_a, seed, width_q=None, width_a=None):
     return x_q.requires_grad_(), mask_q, x_a.requires_grad_(), mask_a
 
 
+def test_each_alignment_against_its_definition_in_plain_integers():
+    """The vectorised t* of every alignment equals the slow twin's, for every pair of lengths up to 12."""
+    for alignment in ALIGNMENTS:
+        for own in range(1, 13):
+            for partner in range(1, 13):
+                r = math.ceil(max(own, partner) / min(own, partner))
+                fast = (aligned_steps(own, torch.tensor([own]), torch.tensor([partner]), alignment) + 1)[0].tolist()
+                slow = [_aligned_step(t, own, partner, r, alignment) for t in range(1, own + 1)]
+                assert fast == slow, (alignment, own, partner)
+                assert all(1 <= s <= partner for s in slow)
+
+
+def test_the_alignments_differ_where_the_paper_is_silent():
+    # |a| = 10 against |q| = 3 (r = 4): as printed, the answer reads the question's last step from its step 1 on;
+    # "ceil" gives each question step r answer steps; "proportional" spreads first to first, last to last
+    a_reads = {alignment: (aligned_steps(10, torch.tensor([10]), torch.tensor([3]), alignment) + 1)[0].tolist()
+               for alignment in ALIGNMENTS}
+    assert a_reads == {"literal": [3] * 10, "ceil": [1, 1, 1, 1, 2, 2, 2, 2, 3, 3],
+                       "proportional": [1, 1, 1, 2, 2, 2, 2, 3, 3, 3]}
+    # the shorter side: "ceil" reads as printed; "proportional" reaches the partner's first and last steps
+    assert (aligned_steps(3, torch.tensor([3]), torch.tensor([10]), "ceil") + 1).tolist() == [[4, 8, 10]]
+    assert (aligned_steps(3, torch.tensor([3]), torch.tensor([10]), "proportional") + 1).tolist() == [[1, 6, 10]]
+    with pytest.raises(ValueError, match="alignment must be one of"):
+        CTRN(CONFIG, alignment="nearest")
+
+
+@pytest.mark.parametrize("alignment", ALIGNMENTS)
 @pytest.mark.parametrize("lengths_q, lengths_a", [
     ([4, 2, 1, 6], [11, 2, 7, 6]),  # q shorter (r = 3, 1, 7, 1), equal lengths
     ([9, 5, 3], [2, 5, 1]),  # q longer
     ([1], [1]),
 ])
-def test_fast_matches_reference_values_and_gradients(lengths_q, lengths_a):
+def test_fast_matches_reference_values_and_gradients(lengths_q, lengths_a, alignment):
     torch.manual_seed(0)
-    model = CTRN(CONFIG).double()
+    model = CTRN(CONFIG, alignment=alignment).double()
     x_q, mask_q, x_a, mask_a = make_pair(lengths_q, lengths_a, seed=len(lengths_q), width_a=max(lengths_a) + 2)
     fast, slow = model(x_q, mask_q, x_a, mask_a), ctrn_reference(model, x_q, mask_q, x_a, mask_a)
     for a, b in zip(fast, slow):
