@@ -42,6 +42,34 @@ def test_each_verdict_follows_from_the_records(tmp_path, values, synthetic, expe
     assert set(others.verdict) == {"not built"}  # no record: not built, whatever the paper printed
 
 
+def test_what_the_paper_prints_decides_what_is_compared_and_counted(tmp_path):
+    def tay(table, method, value, *, dataset="trecqa", split="test", setting="-", metric="MAP", variant=""):
+        return Record("tay2018", table, dataset, split, method, setting, metric, value, variant=variant, seeds=(1,))
+
+    write_records(tmp_path / "04", [
+        tay("Table 6", "CTRN", 0.70, setting="train=TRAIN"),  # paper 0.7582: not reproduced
+        tay("Table 7", "CTRN (TRAIN)", 0.70),  # the same runs, printed again: counted once
+        tay("Table 3", "-", 3270, dataset="qatarliving", split="-", metric="test_pairs"),  # "3.2K", truncated
+        tay("Table 2", "QRNN", 1_144_594, dataset="-", split="-", setting="d=512,m=300,h=128,k=2", metric="params",
+            variant="all trainable parameters (biases, 300x300 projection, output layer)"),  # beside the paper
+        tay("Figure 3", "CTRN vs LSTM", 1.9, split="train-all", setting="d=800", metric="speedup")])  # a CPU's
+    built = verdicts.build(tmp_path, tmp_path)
+
+    def verdicts_of(table, method, **where):
+        rows = built.rows[(built.rows.table == table) & (built.rows.method == method)]
+        return [r.verdict for r in rows.itertuples() if all(getattr(r, k) == v for k, v in where.items())]
+
+    assert verdicts_of("Table 6", "CTRN", setting="train=TRAIN", metric="MAP") == ["not reproduced"]
+    assert verdicts_of("Table 7", "CTRN (TRAIN)", metric="MAP") == ["not reproduced"]
+    assert verdicts_of("Table 3", "-", dataset="qatarliving", metric="test_pairs") == ["reproduced"]
+    assert verdicts_of("Table 2", "QRNN", variant="all trainable parameters (biases, 300x300 projection, "
+                                                  "output layer)") == ["beside the paper"]
+    assert verdicts_of("Figure 3", "CTRN vs LSTM", metric="speedup") == ["not comparable"]
+    tay_counts = built.counts.set_index("paper").loc["tay2018"]
+    assert (tay_counts["not reproduced"], tay_counts["reproduced"], tay_counts["not comparable"]) == (1, 1, 1)
+    assert "beside the paper" not in built.counts.columns
+
+
 def test_a_torn_record_names_its_file_and_line(tmp_path):
     write_records(tmp_path / "01_made", [lei_bm25(0.5)])
     with open(tmp_path / "01_made" / "made.jsonl", "a") as f:

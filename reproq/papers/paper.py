@@ -33,6 +33,12 @@ class Paper:
     stand_in: dict[str, str] = field(default_factory=dict)  # dataset -> why its rows run on the synthetic stand-in
     unavailable: dict[str, str] = field(default_factory=dict)  # dataset -> why its rows are not run at all
     notebooks: tuple[str, ...] = ()  # the notebooks that build it, in reading order
+    # variants of ours shown beside a number the paper does not claim them for: no verdict
+    beside: tuple[str, ...] = ()
+    # (item, method) -> (item, method, setting) whose runs they are: one claim printed twice, counted once
+    same_as: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
+    # item -> why ours cannot be compared with the paper's (another kind of machine, say)
+    not_comparable: dict[str, str] = field(default_factory=dict)
 
     @property
     def title(self) -> str:

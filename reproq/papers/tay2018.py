@@ -44,6 +44,13 @@ PAPER = Paper(
             Claim("QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)", "QRNN", "LSTM", "MAP",
                   dict(TRECQA_TEST, setting="train=TRAIN"))),
     unavailable={"yahooqa": "YahooQA's env.pkl.zip has no pinned hash, so it is never downloaded"},
+    # Table 2 counts encoder weights and the composition layer; every trainable parameter is ours, for comparison
+    beside=("all trainable parameters (biases, 300x300 projection, output layer)",),
+    # Table 7 lists Table 6's CTRN runs and its TRAIN-ALL QRNN again
+    same_as={("Table 7", "CTRN (TRAIN)"): ("Table 6", "CTRN", "train=TRAIN"),
+             ("Table 7", "CTRN (TRAIN-ALL)"): ("Table 6", "CTRN", "train=TRAIN-ALL"),
+             ("Table 7", "Bradbury et al. (2016) - QRNN+MLP"): ("Table 6", "QRNN", "train=TRAIN-ALL")},
+    not_comparable={"Figure 3": "CPU time on one thread against the paper's GPU"},
     notebooks=("00_datasets", "01_lexical_baselines", "04_trecqa_ctrn", "05_runtime", "06_qatarliving_wikiqa"),
 )
 

@@ -80,9 +80,14 @@ def paper_page(built: verdicts.Report, paper: str, *, figures: str = "../../figu
         if len(mine):
             tally = ", ".join(f"{n} {v}" for v, n in mine.verdict.value_counts().items())
             lines += ["", f"{len(mine)} rows: {tally}."]
-            reasons = [r for r in dict.fromkeys(mine.why) if r]
-            if reasons:
-                lines += ["", "Not on real data: " + "; ".join(reasons) + "."]
+            again = sorted({f"{t[0]}" for t in (PAPERS[paper].same_as.get((item, m)) for m in mine.method) if t})
+            if again:
+                lines.append(f"Rows that print {', '.join(again)}'s runs again count there, not here.")
+            for label, part in (("Not on real data", mine[mine.data != "real"]),
+                                ("Not comparable", mine[mine.verdict == "not comparable"])):
+                reasons = [r for r in dict.fromkeys(part.why) if r]
+                if reasons:
+                    lines += ["", f"{label}: " + "; ".join(reasons) + "."]
             shown = item_rows(mine, built.results_dir)
             if shown["notebook"].nunique() == 1:  # one notebook made them all (or none did): said once
                 lines += ["", f"Ours from {shown['notebook'].iat[0]}."] if shown["notebook"].iat[0] else []

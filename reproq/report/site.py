@@ -32,7 +32,7 @@ STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em aut
 table{border-collapse:collapse;font-size:13px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
 th{background:#f0f0f0}img{max-width:100%;border:1px solid #ddd}figcaption{font-size:13px;color:#555}
 .v-reproduced{background:#d8f3d8}.v-not-reproduced{background:#f8d7d7}.v-pipeline-only{background:#fff3cd}
-.v-not-built{color:#999}.v-drawn-on-real-data{background:#d8e8f8}.v-confirmed{background:#d8f3d8}
+.v-not-built{color:#999}.v-not-comparable{background:#ece4f4}.v-beside-the-paper{color:#777}.v-drawn-on-real-data{background:#d8e8f8}.v-confirmed{background:#d8f3d8}
 .v-contradicted{background:#f8d7d7}blockquote.why{border-left:4px solid #e0a0a0;margin:0 0 1.5em;padding:0 1em;
 font-size:14px}"""
 
@@ -67,7 +67,7 @@ def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
     shown = shown[[c for c in shown if c not in ("where", "file")
                    and (c in always or (c != "why" and shown[c].astype(str).nunique() > 1))]]
     table = shown.to_html(index=False, escape=True, classes="item", border=0)
-    for verdict in verdicts.VERDICTS:  # colour the verdicts (the cell text is escaped already)
+    for verdict in (*verdicts.VERDICTS, verdicts.BESIDE):  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
     return note + re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
 
@@ -132,8 +132,11 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
              "<code>reproq report</code> from the committed records. Every verdict is computed by one rule "
              "(<code>reproq/report/verdicts.py</code>): <b>reproduced</b> within the seeds' spread (2 sd), the paper's "
              "printed precision or a stated tolerance (1 point for ratio metrics, 1 % otherwise); <b>not "
-             "reproduced</b> beyond it (the notebook says why); <b>pipeline only</b> on the synthetic stand-in; "
-             "<b>not built</b> without a record. Ratio metrics are shown as each paper prints them.</p>",
+             "reproduced</b> beyond it (the notebook says why); <b>not comparable</b> where ours cannot meet the "
+             "paper's (CPU time against a GPU's); <b>pipeline only</b> on the synthetic stand-in; <b>not built</b> "
+             "without a record. A variant the paper does not claim is shown beside it without a verdict; a table "
+             "that prints another's runs again is counted once. Ratio metrics are shown as each paper prints "
+             "them.</p>",
              "<h2 id='summary'>Summary</h2>", counts.to_html(index=False, border=0),
              "<h3>The papers' claims, tested on real data (Δ = a − b, seed by seed, 95 % interval)</h3>",
              claims_shown.to_html(index=False, border=0)]

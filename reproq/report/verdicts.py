@@ -10,8 +10,15 @@ split, method, setting and metric (one row per variant of ours):
 - **reproduced**: on real data, |ours − paper| ≤ the largest of two seeds' standard deviations (n ≥ 2 seeds),
   half a unit of the last digit the paper prints (``5.8`` stands for 5.75–5.85, ``4.8K`` for 4,750–4,850), and a
   stated tolerance: 0.01 for ratio metrics (one point on the papers' 0–100 scales), 1 % of the paper's value for
-  anything else (counts, sizes, seconds);
-- **not reproduced**: on real data, further than that (the notebook in ``where`` says why, with its ablation).
+  anything else (counts, sizes, seconds); a count printed in thousands may also be truncated (Tay et al. print
+  3,270 test pairs as ``3.2K``): ``3.2K`` stands for 3,200–3,299 too;
+- **not reproduced**: on real data, further than that (the notebook in ``where`` says why, with its ablation);
+- **not comparable**: on real data, but measured so that it cannot meet the paper's number (the paper's
+  ``not_comparable``: CPU time against a GPU's).
+
+Rows of a variant the paper does not claim (its ``beside``: every trainable parameter where the paper counts some)
+are shown *beside the paper*, without a verdict; rows that print the same runs as another table's (its ``same_as``:
+Tay et al.'s Table 7 repeats Table 6's CTRN) keep their verdict and are counted once.
 
 A result figure has no number to compare: it is *not built*, *pipeline only*, or *drawn on real data* (compare by
 eye, the paper's value is marked on it). The summary counts the verdicts per paper, and tests the papers' claims
@@ -34,7 +41,8 @@ from reproq.papers import PAPERS
 from reproq.report.scope import FIGURES, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
 
-VERDICTS = ("reproduced", "not reproduced", "pipeline only", "not built")
+VERDICTS = ("reproduced", "not reproduced", "not comparable", "pipeline only", "not built")
+BESIDE = "beside the paper"  # a variant the paper does not claim: no verdict
 FIGURE_VERDICTS = ("drawn on real data", "pipeline only", "not built")
 RATIO_TOLERANCE = 0.01  # one point on a 0-100 scale
 RELATIVE_TOLERANCE = 0.01  # of the paper's value, for counts, sizes and times
@@ -118,15 +126,29 @@ def verdict(paper_value: float, mean: float, std: float, n: int, *, synthetic: b
     'reproduced'
     >>> verdict(0.56, 0.60, 0.01, 5, synthetic=False, metric="MAP")
     'not reproduced'
-    >>> verdict(0.56, 0.56, 0.0, 5, synthetic=True, metric="MAP"), verdict(0.56, np.nan, np.nan, 0, synthetic=False, metric="MAP")
+    >>> verdict(0.56, 0.56, 0.0, 5, synthetic=True, metric="MAP"), verdict(0.56, np.nan, np.nan, 0, synthetic=False,
+    ...                                                                     metric="MAP")
     ('pipeline only', 'not built')
+    >>> verdict(3200.0, 3270.0, np.nan, 1, synthetic=False, metric="test_pairs", printed="3.2K")  # truncated
+    'reproduced'
     """
     if n == 0 or mean != mean:
         return "not built"
     if synthetic:
         return "pipeline only"
     allowed = max(tolerance(metric, paper_value, printed), SPREAD * std if n > 1 and std == std else 0.0)
-    return "reproduced" if abs(mean - paper_value) <= allowed + 1e-12 else "not reproduced"
+    if abs(mean - paper_value) <= allowed + 1e-12 or _truncated(printed, paper_value, mean):
+        return "reproduced"
+    return "not reproduced"
+
+
+def _truncated(printed: str, paper_value: float, mean: float) -> bool:
+    """Whether ``mean`` printed in thousands (or millions) and truncated reads ``printed`` (``3,270`` -> ``3.2K``)."""
+    match = re.fullmatch(r"\d+(?:\.(\d+))?([KM])", printed.strip())
+    if not match:
+        return False
+    unit = 10.0 ** -len(match[1] or "") * {"K": 1e3, "M": 1e6}[match[2]]
+    return paper_value - 1e-9 <= mean < paper_value + unit - 1e-9
 
 
 def table_rows(records: list[Record]) -> pd.DataFrame:
@@ -152,6 +174,14 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                                                                    rows["printed"])]
     rows["variant"] = rows["variant"].fillna("")
     rows["where"], rows["file"] = rows["where"].fillna(""), rows["file"].fillna("")
+    for i, r in enumerate(rows.itertuples()):  # the paper's own say on what compares (module docstring)
+        paper = PAPERS[r.paper]
+        if r.data == "real" and r.table in paper.not_comparable:
+            rows.loc[rows.index[i], ["verdict", "why"]] = ["not comparable", paper.not_comparable[r.table]]
+        if r.variant in paper.beside:
+            rows.loc[rows.index[i], "verdict"] = BESIDE
+    same = [(r.table, r.method) in PAPERS[r.paper].same_as for r in rows.itertuples()]
+    rows["counted"] = [not s for s in same]  # one claim printed twice counts once
     order = sorted(range(len(rows)), key=lambda i: item_order(rows.paper.iat[i], rows.table.iat[i]))  # stable
     return rows.iloc[order].reset_index(drop=True)
 
@@ -196,7 +226,9 @@ def claim_rows(records: list[Record]) -> pd.DataFrame:
 
 
 def verdict_counts(tables: pd.DataFrame, figures: pd.DataFrame) -> pd.DataFrame:
-    """Per paper: how many table rows have each verdict, and how many figures each figure verdict."""
+    """Per paper: how many table rows have each verdict (a row printing another table's runs counts once, a row beside
+    the paper not at all), and how many figures each figure verdict."""
+    tables = tables[tables["counted"]]
     counts = pd.crosstab(tables.paper, tables.verdict).reindex(index=list(PAPERS), columns=list(VERDICTS),
                                                                   fill_value=0)
     figure_counts = pd.crosstab(figures.paper, figures.verdict).reindex(index=list(PAPERS),
@@ -248,7 +280,7 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFra
 def not_reproduced_markdown(rows: pd.DataFrame) -> str:
     """Every real-data row that does not reproduce, per paper and table: ours against the paper's printed number
     (the notebook named beside each table says why)."""
-    missed = rows[rows.verdict == "not reproduced"]
+    missed = rows[(rows.verdict == "not reproduced") & rows["counted"]]
     lines = [f"The rows that do not reproduce ({len(missed)}), ours (paper), each table's notebook saying why:", ""]
     for (paper, table), group in missed.groupby(["paper", "table"], sort=False):
         shown = []
