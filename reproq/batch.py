@@ -28,6 +28,7 @@ from pathlib import Path
 
 from reproq import atomic, paths, profiles
 from reproq.data import sources
+from reproq.machine import cpu_name
 from reproq.report import readings
 from reproq.peak_memory import PeakMemory
 from reproq.train import executors
@@ -212,7 +213,6 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
                              f"{exc.exec_count}) with {exc.ename}: {exc.evalue}; the executed copy with the "
                              f"traceback is {executed}") from None
     seconds = time.time() - start
-    from reproq.bench import cpu_name
     from reproq.results import code_version
 
     record_cost(profile, notebook.stem, {

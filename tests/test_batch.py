@@ -153,7 +153,7 @@ def test_the_kernels_learn_the_executor_from_the_runner(notebook_dir, monkeypatc
 def test_recording_a_cost_needs_no_torch():
     """The runner's parent process names the CPU and the code version for each cost record without importing torch
     (a second copy of it beside every notebook's kernel)."""
-    code = ("import sys; from reproq import batch; from reproq.bench import cpu_name; "
+    code = ("import sys; from reproq import batch; from reproq.machine import cpu_name; "
             "from reproq.results import code_version; cpu_name(); code_version(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=paths.ROOT)
     assert out.stdout.strip() == "False"

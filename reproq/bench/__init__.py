@@ -4,7 +4,6 @@ as ratios against a reference measured in the same run — never a timed test.""
 from __future__ import annotations
 
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -13,26 +12,8 @@ from typing import TYPE_CHECKING
 
 from reproq.atomic import write_text
 
-if TYPE_CHECKING:  # torch is imported where it is used: the notebook runner records cpu_name() without it
+if TYPE_CHECKING:  # torch is imported where it is used
     import torch
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux ``/proc/cpuinfo``), else what :mod:`platform` knows."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
-
-
-def cpu_capability() -> str:
-    """The vector instructions torch's CPU kernels use here (``"AVX2"``, ``"AVX512"``, …): ratios against
-    ``torch.nn.LSTM`` move with it."""
-    import torch
-
-    return torch.backends.cpu.get_cpu_capability()
 
 
 def huge_pages() -> dict[str, str | None]:

@@ -30,7 +30,7 @@ import torch
 from reproq.answer_selection.batches import pair_set, training_batches
 from reproq.answer_selection.inputs import TrainConfig
 from reproq.atomic import write_json
-from reproq.bench import cpu_capability, cpu_name
+from reproq.machine import cpu_capability, cpu_name
 from reproq.data import trecqa
 from reproq.data.vocab import Vocabulary, lowercase
 from reproq.models import count_parameters

@@ -24,7 +24,8 @@ import torch
 from torch import nn
 
 from reproq.atomic import write_json
-from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.bench import huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.machine import cpu_capability, cpu_name
 from reproq.models import build_encoder, count_parameters, rcnn_kernel
 from reproq.models.rcnn import rcnn_reference
 from reproq.results import code_version

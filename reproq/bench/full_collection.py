@@ -25,7 +25,8 @@ import torch
 from reproq.atomic import write_json
 from reproq.baselines.lucene import SIMILARITIES
 from reproq.baselines.term_statistics import TermStatistics
-from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.bench import huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.machine import cpu_capability, cpu_name
 from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.profiles import get as get_profile
 from reproq.question_retrieval import full_collection_training

@@ -23,7 +23,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from reproq.atomic import write_json
-from reproq.bench import cpu_capability, cpu_name, huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.bench import huge_pages, interleaved, load_warning, paired_ratios, write_rows_csv
+from reproq.machine import cpu_capability, cpu_name
 from reproq.models import build_encoder, count_parameters
 from reproq.models.embedding import WordEmbedding
 from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch

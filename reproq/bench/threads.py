@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 
 from reproq.atomic import write_json
-from reproq.bench import cpu_name, write_rows_csv
+from reproq.bench import write_rows_csv
+from reproq.machine import cpu_name
 from reproq.profiles import get as get_profile
 from reproq.results import code_version
 

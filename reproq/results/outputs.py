@@ -16,6 +16,7 @@ import pandas as pd
 
 from reproq import paths
 from reproq.atomic import read_json, replace_atomically, write_json, write_text
+from reproq.machine import describe
 from reproq.results.records import Provenance, Record, code_version
 from reproq.results.tables import compare, format_table, paper_layout, seeds_note, side_by_side
 
@@ -46,7 +47,7 @@ class Outputs:
     def provenance(self, data: Mapping[str, str] | None = None, *, synthetic: bool = False,
                    word_vectors: str | None = None) -> Provenance:
         """The :class:`~reproq.results.records.Provenance` of numbers this run computes on ``data``."""
-        return Provenance(dict(data or {}), synthetic, self.device, word_vectors)
+        return Provenance(dict(data or {}), synthetic, self.device, word_vectors, machine=describe(self.device))
 
     def _stem(self, name: str, synthetic: bool) -> str:
         return f"{name}__synthetic" if synthetic and not name.endswith("__synthetic") else name

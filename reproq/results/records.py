@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from reproq import __version__, paths
+from reproq.machine import describe
 
 KEYS = ["paper", "table", "dataset", "split", "method", "setting", "metric"]
 
@@ -42,6 +43,7 @@ class Record:
     code_version: str = ""
     device: str = "cpu"
     wall_time_s: float | None = None
+    machine: str = ""  # the CPU and the instructions its kernels use, torch's version (reproq.machine.describe)
 
 
 def code_version() -> str:
@@ -60,13 +62,16 @@ def code_version() -> str:
 class Provenance:
     """Where a run's numbers come from, resolved once: data files (``{file key: git blob sha1}`` or the
     synthetic generator's settings), the synthetic flag, the device that computed them, the word vectors
-    (what they are and were trained on, or None) and the code version."""
+    (what they are and were trained on, or None), the code version and the machine (:func:`reproq.machine.describe`:
+    the same seed can give other trained numbers on another CPU; blank where nothing was computed, a parameter
+    count say)."""
 
     data: Mapping[str, str] = field(default_factory=dict)
     synthetic: bool = False
     device: str = "cpu"
     word_vectors: str | None = None
     code_version: str = field(default_factory=code_version)
+    machine: str = ""
 
     @classmethod
     def resolve(cls, data: Mapping[str, str] | None = None, *, synthetic: bool = False, device: str = "cpu",
@@ -74,7 +79,8 @@ class Provenance:
         """``device`` as the run asked for it (``"auto"`` included), recorded as the device it gets."""
         from reproq.train.runtime import device_name, resolve_device  # torch only where a device is resolved
 
-        return cls(dict(data or {}), synthetic, device_name(resolve_device(device)), word_vectors)
+        name = device_name(resolve_device(device))
+        return cls(dict(data or {}), synthetic, name, word_vectors, machine=describe(name))
 
     def records(self, values: Mapping[str, float], *, paper: str, table: str, dataset: str, split: str,
                 method: str, setting: str = "-", variant: str = "", seeds: Sequence[int] = (),
@@ -87,7 +93,8 @@ class Provenance:
         return [Record(paper=paper, table=table, dataset=dataset, split=split, method=method, setting=setting,
                        metric=name, value=float(values[name]), variant=variant, seeds=tuple(seeds),
                        synthetic=self.synthetic, config=dict(config or {}), data=data,
-                       code_version=self.code_version, device=self.device, wall_time_s=wall_time_s)
+                       code_version=self.code_version, device=self.device, wall_time_s=wall_time_s,
+                       machine=self.machine)
                 for name in names]
 
 
