@@ -18,10 +18,12 @@ import numpy as np
 import pandas as pd
 import torch
 
+from reproq.answer_selection.batches import PairSet
 from reproq.answer_selection.inputs import AnswerInputs, TrainConfig, prepare
 from reproq.answer_selection.run import run_one
 from reproq.models import count_parameters
 from reproq.models.answer_ranker import RankerConfig, build_ranker, paper_parameter_count
+from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import Claim, Paper
 from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, claim, paper_numbers, records_frame, summarize
@@ -207,25 +209,28 @@ def chosen(table: pd.DataFrame) -> Choice:
     return Choice(row["vectors"], row["overlap features"])
 
 
-def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metric: str = "MAP") -> pd.DataFrame:
+def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metric: str = "MAP",
+                   ctrn: str = "CTRN") -> pd.DataFrame:
     """Tay et al.'s central claim, CTRN above QRNN, tested seed by seed in each of ``cases`` (label -> the record
     fields that pick one evaluation, e.g. ``{"TRAIN": dict(table="Table 6", split="test", setting="train=TRAIN")}``):
     Δ = CTRN − QRNN with its 95 % interval and verdict (:func:`reproq.results.claim`, as the report tests the paper's
     claims), the paper's Δ on its own evaluation set where it prints both (``paper's split``: QatarLiving's is test,
-    ours dev), and beside them the best trained model and the best floor of the same evaluation (mean over seeds)."""
+    ours dev), and beside them the best trained model and the best floor of the same evaluation (mean over seeds).
+    ``ctrn`` names the CTRN's records (another reading of its alignment: :func:`alignment_method`); the other
+    readings' CTRNs are not candidates for the best trained model."""
     theirs = paper_numbers("tay2018")
     rows = []
     for label, where in cases.items():
-        tested = claim(records, "CTRN", "QRNN", metric=metric, **where)
+        tested = claim(records, ctrn, "QRNN", metric=metric, **where)
         rows_of = theirs[(theirs.metric == metric) & np.logical_and.reduce(
             [theirs[k] == v for k, v in where.items() if k in ("table", "setting")])]
         printed = rows_of.set_index("method")["value"]
         mine = summarize([r for r in records if r.metric == metric and
                           all(getattr(r, k) == v for k, v in where.items())]).set_index("method")["mean"]
-        trained = mine[[not m.startswith("floor: ") for m in mine.index]]
+        trained = mine[[not m.startswith("floor: ") and (m == ctrn or not m.startswith("CTRN")) for m in mine.index]]
         floors = mine[[m.startswith("floor: ") for m in mine.index]]
-        rows.append({"case": label, "split": where.get("split", ""), f"CTRN - QRNN ({metric})": tested["delta"],
-                     "95% low": tested["low"],
+        rows.append({"case": label, "CTRN": ctrn, "split": where.get("split", ""),
+                     f"CTRN - QRNN ({metric})": tested["delta"], "95% low": tested["low"],
                      "95% high": tested["high"], "seeds": tested["seeds"],
                      "paper": printed["CTRN"] - printed["QRNN"] if {"CTRN", "QRNN"} <= set(printed.index) else np.nan,
                      "paper's split": rows_of["split"].iat[0] if len(rows_of) else "",
@@ -254,11 +259,43 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
 
 
 TRECQA_CASES = {name: dict(table="Table 6", split="test", setting=f"train={name}") for name in ("TRAIN", "TRAIN-ALL")}
+
+
+def alignment_method(alignment: str) -> str:
+    """The method name of CTRN's records with ``alignment`` (the printed one is the paper's row, "CTRN")."""
+    return "CTRN" if alignment == "literal" else f"CTRN ({alignment} alignment)"
+
+
+def alignments_reading(records: Sequence[Record], folder) -> str:
+    """Notebook 04's committed words on CTRN's alignment: CTRN − QRNN on TEST for each reading of t*."""
+    found = [a for a in ALIGNMENTS if any(r.method == alignment_method(a) for r in records)]
+    return "\n".join(f"*{a}* alignment:\n\n" + ctrn_over_qrnn_reading(ctrn_over_qrnn(records, TRECQA_CASES,
+                                                                                    ctrn=alignment_method(a)))
+                     for a in found)
 QATARLIVING_WIKIQA_CASES = {"QatarLiving dev": dict(table="Table 5", dataset="qatarliving", split="dev"),
                             "WikiQA test": dict(table="WikiQA", dataset="wikiqa", split="test")}
 
 READINGS = {  # notebook 04's and 06's committed words (reproq.report.readings)
     "trecqa": lambda records, folder: ctrn_over_qrnn_reading(ctrn_over_qrnn(records, TRECQA_CASES)),
+    "alignments": alignments_reading,
     "qatarliving_wikiqa": lambda records, folder: ctrn_over_qrnn_reading(ctrn_over_qrnn(records,
                                                                                          QATARLIVING_WIKIQA_CASES)),
 }
+
+
+def alignment_shares(pairs: PairSet, alignments: Sequence[str] = ALIGNMENTS) -> pd.DataFrame:
+    """What each reading of CTRN's aligned step t* (:mod:`reproq.models.ctrn`) makes of a split's real lengths:
+    the share of pairs whose answer is the longer side, and per alignment the share of answer steps and of question
+    steps that read the partner's *last* gate (as printed, the longer side mostly does: its t* is clipped)."""
+    len_q = torch.tensor([max(len(q), 1) for q in pairs.q_ids])
+    len_a = torch.tensor([max(len(a), 1) for a in pairs.a_ids])
+    rows = []
+    for alignment in alignments:
+        row = {"alignment": alignment, "pairs": len(len_q), "answer longer": float((len_a > len_q).float().mean())}
+        for side, own, partner in (("answer", len_a, len_q), ("question", len_q, len_a)):
+            steps = aligned_steps(int(own.max()), own, partner, alignment)
+            real = torch.arange(int(own.max()))[None, :] < own[:, None]
+            last = (steps == (partner - 1)[:, None]) & real
+            row[f"{side} steps reading the partner's last"] = float(last.sum() / real.sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
