@@ -136,10 +136,11 @@ def floor_scores(train: Sequence[QAQuestion], questions: Sequence[QAQuestion],
 
 
 def floor_records(provenance, scores: dict[str, list[np.ndarray]], questions: Sequence[QAQuestion], *, seed: int,
-                  metrics: Sequence[str], ks: Sequence[int] = (), **keys) -> list:
+                  metrics: Sequence[str], ks: Sequence[int] = (), prefix: str = "floor: ", **keys) -> list:
     """One record per floor of ``scores`` (name -> one score array per question of ``questions``, e.g.
-    :func:`floor_scores`) and metric, method ``"floor: <name>"``, ties broken at random with ``seed``; ``keys`` are
-    the records' paper, table, dataset, split and setting (:meth:`reproq.results.Provenance.records`)."""
+    :func:`floor_scores`) and metric, method ``prefix + name``, ties broken at random with ``seed``; ``keys`` are
+    the records' paper, table, dataset, split and setting (:meth:`reproq.results.Provenance.records`). The external
+    anchor (:mod:`reproq.baselines.anchor`) is written the same way, without the prefix."""
     return [record for name, floor in scores.items()
             for record in provenance.records(ranking_scores(questions, floor, seed=seed, ks=ks), metrics=metrics,
-                                             method=f"floor: {name}", seeds=(seed,), **keys)]
+                                             method=f"{prefix}{name}", seeds=(seed,), **keys)]

@@ -93,10 +93,14 @@ def extract(folder: Path | None = None) -> Path:
 
 
 def load(folder: Path | None = None, device: str = "cpu"):
-    """The verified model (sentence-transformers' ``SentenceTransformer``), offline, no remote code."""
+    """The verified model (sentence-transformers' ``SentenceTransformer``), offline, no remote code, on ``device``
+    (``"auto"``: a GPU when there is one, as the notebooks' ``DEVICE``)."""
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(extract(folder)), device=device, local_files_only=True, trust_remote_code=False)
+    from reproq.train.runtime import resolve_device
+
+    return SentenceTransformer(str(extract(folder)), device=str(resolve_device(device)), local_files_only=True,
+                               trust_remote_code=False)
 
 
 def answer_scores(model, questions: Sequence[QAQuestion], *, batch_size: int = 64) -> list[np.ndarray]:

@@ -1,4 +1,8 @@
-"""BM25 as Apache Lucene's classic ``BM25Similarity`` computes it (Lucene 4.x-7.x).
+"""BM25 as Apache Lucene's ``BM25Similarity`` computes it, with exact document lengths.
+
+Real Lucene 8.8.1 and 10.5 (measured for issue 29) rank every TrecQA and WikiQA candidate list exactly as this
+module does. The Lucene 4.x-7.x of the papers' time differs by the length byte and the (k1 + 1) factor below;
+as measured then, MAP on those sets moves by -0.002 to +0.011.
 
 Lei et al. 2016 §6 rank with "the BM25 similarity measure provided by Apache Lucene"; dos Santos et al.
 2015 compare with Lucene's BM25 too. For a query q (a token sequence) and a document d::

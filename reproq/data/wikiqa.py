@@ -12,6 +12,10 @@ Each split ``WikiQA/{train,dev,test}/`` holds four line-aligned files, one quest
 The text is lowercased and space-separated. castorini keeps only the questions with at least one correct
 answer (Yang et al.'s own filtered setting): train 873 questions / 8,672 pairs, dev 126 / 1,130, test
 243 / 2,351, of the 2,118 / 296 / 633 questions of the full release.
+
+castorini's copy also cuts every answer sentence at 40 tokens: 1,094 of the 8,672 train, 125 of the 1,130 dev and
+279 of the 2,351 test answers end there, often mid-sentence. The tables of notebook 06 are on this copy; nothing
+here restores the full sentences.
 """
 
 from __future__ import annotations

@@ -217,7 +217,7 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
     claims), the paper's Δ on its own evaluation set where it prints both (``paper's split``: QatarLiving's is test,
     ours dev), and beside them the best trained model and the best floor of the same evaluation (mean over seeds).
     ``ctrn`` names the CTRN's records (another reading of its alignment: :func:`alignment_method`); the other
-    readings' CTRNs are not candidates for the best trained model."""
+    readings' CTRNs are not candidates for the best trained model, nor is the external anchor, shown apart."""
     theirs = paper_numbers("tay2018")
     rows = []
     for label, where in cases.items():
@@ -227,7 +227,9 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
         printed = rows_of.set_index("method")["value"]
         mine = summarize([r for r in records if r.metric == metric and
                           all(getattr(r, k) == v for k, v in where.items())]).set_index("method")["mean"]
-        trained = mine[[not m.startswith("floor: ") and (m == ctrn or not m.startswith("CTRN")) for m in mine.index]]
+        trained = mine[[not m.startswith(("floor: ", "anchor: ")) and (m == ctrn or not m.startswith("CTRN"))
+                        for m in mine.index]]
+        anchors = mine[[m.startswith("anchor: ") for m in mine.index]]
         floors = mine[[m.startswith("floor: ") for m in mine.index]]
         rows.append({"case": label, "CTRN": ctrn, "split": where.get("split", ""),
                      f"CTRN - QRNN ({metric})": tested["delta"], "95% low": tested["low"],
@@ -236,7 +238,8 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
                      "paper's split": rows_of["split"].iat[0] if len(rows_of) else "",
                      "CTRN > QRNN": tested["verdict"], "best trained": trained.idxmax(), "its mean": trained.max(),
                      "best floor": floors.idxmax().removeprefix("floor: ") if len(floors) else "",
-                     "floor's": floors.max() if len(floors) else np.nan})
+                     "floor's": floors.max() if len(floors) else np.nan,
+                     "anchor (zero-shot)": anchors.max() if len(anchors) else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -251,7 +254,11 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
         split = r["paper's split"]
         on = f" on {split}" if split and split != r["split"] else ""
         paper = f" (paper {r['paper']:+.3f}{on})" if r["paper"] == r["paper"] else ""
-        floor = f"; best floor {r['best floor']}, {r['''floor's''']:.3f}" if r["best floor"] else ""
+        best_floor = r["floor's"]
+        floor = f"; best floor {r['best floor']}, {best_floor:.3f}" if r["best floor"] else ""
+        anchor = r.get("anchor (zero-shot)", np.nan)
+        if pd.notna(anchor):
+            floor += f"; the external anchor (all-MiniLM-L6-v2 zero-shot, never trained here), {anchor:.3f}"
         lines.append(f"- **{r['case']}**: CTRN − QRNN {metric} {gap:+.3f}{interval} over {r['seeds']} paired seed(s)"
                      f"{paper}: **{r['CTRN > QRNN']}**. Best trained model {r['best trained']}, {r['its mean']:.3f}"
                      f"{floor}.")

@@ -54,10 +54,10 @@ def test_unknown_split_is_a_value_error():
         load_wikiqa("validation")
 
 
-@pytest.mark.parametrize("split, questions, pairs, positives", [
-    ("train", 873, 8672, 1040), ("dev", 126, 1130, 140), ("test", 243, 2351, 293),
+@pytest.mark.parametrize("split, questions, pairs, positives, cut", [
+    ("train", 873, 8672, 1040, 1094), ("dev", 126, 1130, 140, 125), ("test", 243, 2351, 293, 279),
 ])
-def test_split_counts(real_data, split, questions, pairs, positives):
+def test_split_counts(real_data, split, questions, pairs, positives, cut):
     for name in FILE_NAMES:
         real_data("wikiqa", f"WikiQA/{split}/{name}")
     found = load_wikiqa(split)
@@ -66,3 +66,6 @@ def test_split_counts(real_data, split, questions, pairs, positives):
     assert sum(q.n_positive for q in found) == positives
     # castorini keeps only questions with a correct answer, as Yang et al. 2015 evaluate.
     assert all(q.n_positive > 0 for q in found)
+    # castorini's copy cuts answer sentences at 40 tokens (the module docstring says so): none is longer.
+    lengths = [len(c.tokens) for q in found for c in q.candidates]
+    assert max(lengths) == 40 and lengths.count(40) == cut
