@@ -152,7 +152,7 @@ def _docno_order(ids: Sequence, n: int, where: str) -> np.ndarray:
 
 def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, ties: str = "random",
                 seed: int = 0, doc_ids: Sequence[Sequence] | None = None, no_relevant: str = "zero",
-                ks: Sequence[int] = ()) -> dict[str, float | int]:
+                ks: Sequence[int] = (), per_query: bool = False) -> dict:
     r"""MAP and MRR of answer selection as trec_eval computes them (``map``, ``recip_rank``), and P@k.
 
     All candidates are retrieved and judged, so AP and RR are :func:`average_precision_score` and
@@ -175,12 +175,13 @@ def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, 
     ``P@k`` for each k in ``ks`` is the positive share of the top k of the same ranking (ties broken the same
     way; divided by k, 0 for a query without a relevant candidate), averaged over the same queries.
     ``n_evaluated`` is the number of queries averaged over, ``n_with_relevant`` those with a relevant
-    candidate.
+    candidate. With ``per_query``, ``"per_query"`` holds each metric's value for every evaluated query, in order
+    (what a bootstrap over queries resamples: :func:`reproq.results.paired_difference`).
 
     >>> trec_scores([[1, 0], [0, 1], [0, 0]], [[0.9, 0.1], [0.9, 0.1], [0.5, 0.5]], no_relevant="skip")
     {'MAP': 0.75, 'MRR': 0.75, 'n_queries': 3, 'n_evaluated': 2, 'n_with_relevant': 2}
-    >>> trec_scores([[1, 0], [0, 1], [0, 0]], [[0.9, 0.1], [0.9, 0.1], [0.5, 0.5]])["MAP"]
-    0.5
+    >>> trec_scores([[1, 0], [0, 1], [0, 0]], [[0.9, 0.1], [0.9, 0.1], [0.5, 0.5]], per_query=True)["per_query"]
+    {'MAP': (1.0, 0.5, 0.0), 'MRR': (1.0, 0.5, 0.0)}
     """
     _check_queries(y_trues, y_scores)
     if ties not in ("random", "docid"):
@@ -196,6 +197,7 @@ def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, 
         _check_k(k)
     rng = np.random.default_rng(seed)
     aps, rrs, hits = [], [], {k: [] for k in ks}
+    evaluated = []  # per evaluated query: AP, RR, P@k (0 for one without a relevant candidate, under "zero")
     for i, (y_true, y_score) in enumerate(zip(y_trues, y_scores)):
         y, s = _check(y_true, y_score, f"query {i}: ")
         if ties == "random":
@@ -209,13 +211,20 @@ def trec_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *, 
             rrs.append(_rr(ranked))
             for k in ks:
                 hits[k].append(ranked[:k].sum() / k)
+            evaluated.append((aps[-1], rrs[-1], *(hits[k][-1] for k in ks)))
+        elif no_relevant == "zero":
+            evaluated.append((0.0,) * (2 + len(ks)))
     if not aps:
         raise ValueError(f"none of the {len(y_trues)} queries has a relevant candidate: MAP is undefined")
     n_with_relevant = len(aps)
     n_evaluated = len(y_trues) if no_relevant == "zero" else n_with_relevant
     precision = {f"P@{k}": float(np.sum(hits[k]) / n_evaluated) for k in ks}
-    return {"MAP": float(np.sum(aps) / n_evaluated), "MRR": float(np.sum(rrs) / n_evaluated), **precision,
-            "n_queries": len(y_trues), "n_evaluated": n_evaluated, "n_with_relevant": n_with_relevant}
+    scores = {"MAP": float(np.sum(aps) / n_evaluated), "MRR": float(np.sum(rrs) / n_evaluated), **precision,
+              "n_queries": len(y_trues), "n_evaluated": n_evaluated, "n_with_relevant": n_with_relevant}
+    if per_query:
+        names = ["MAP", "MRR", *precision]
+        scores["per_query"] = {name: tuple(float(q[j]) for q in evaluated) for j, name in enumerate(names)}
+    return scores
 
 
 def _first_positive_rank(y: np.ndarray, s: np.ndarray) -> int:

@@ -213,6 +213,13 @@ def test_trec_scores_match_pytrec_eval(pytrec_eval, tied):
                                                              abs=1e-12)
     if not tied:  # without ties the tie-breaking rule cannot matter
         assert m.trec_scores(y_trues, y_scores, ties="random", seed=5, ks=(1, 5)) == pytest.approx(got, abs=1e-12)
+    # each evaluated query's values, in order: trec_eval's per query, a query without a relevant one skipped or 0
+    for no_relevant, kept in (("zero", per_query.values()), ("skip", judged)):
+        each = m.trec_scores(y_trues, y_scores, ties="docid", doc_ids=doc_ids, ks=(1,), no_relevant=no_relevant,
+                             per_query=True)["per_query"]
+        assert each["MAP"] == pytest.approx([q["map"] for q in kept], abs=1e-12)
+        assert each["MRR"] == pytest.approx([q["recip_rank"] for q in kept], abs=1e-12)
+        assert each["P@1"] == pytest.approx([q["P_1"] for q in kept], abs=1e-12)
 
 
 def test_trec_eval_breaks_ties_by_descending_docno(pytrec_eval):

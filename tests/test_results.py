@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -127,3 +128,55 @@ def test_paired_difference_agrees_with_a_paired_t_test_and_names_its_verdict():
     assert (high - low) / 2 == pytest.approx(stats.t.ppf(0.975, 4) * gap.std / 5 ** 0.5)
     assert gap.verdict("CTRN", "QRNN") == "CTRN > QRNN" and gap.verdict() == "a > b"
     assert results.paired_difference(records, "QRNN", "CTRN", metric="MAP").verdict("QRNN", "CTRN") == "QRNN < CTRN"
+
+
+def test_the_bootstrap_over_questions_and_seeds_agrees_with_its_slow_twin():
+    from reproq.results.records import bootstrap_interval, bootstrap_interval_slow
+
+    gaps = np.random.default_rng(3).normal(0.01, 0.1, size=(4, 37))
+    fast = bootstrap_interval(gaps, resamples=500, seed=7)
+    assert fast == pytest.approx(bootstrap_interval_slow(gaps, resamples=500, seed=7), abs=1e-12)
+    assert fast != pytest.approx(bootstrap_interval_slow(gaps, resamples=500, seed=8), abs=1e-12)  # the draws count
+
+
+def qa_records(method, per_seed, seeds=None):
+    """Records of one method on one TEST set: its questions' APs per seed (``seeds=()``: a floor, no seed)."""
+    return [Record("tay2018", "Table 6", "trecqa", "test", method, "train=TRAIN", "MAP", float(np.mean(aps)),
+                   seeds=(seed,) if seeds is None else seeds, per_question=tuple(aps))
+            for seed, aps in enumerate(per_seed, 1)]
+
+
+def test_with_the_questions_kept_the_interval_is_over_questions_and_seeds():
+    rng = np.random.default_rng(0)
+    questions = rng.uniform(0, 1, 95)  # how hard each question is, shared by both methods
+    noise = rng.normal(0, 0.15, size=(5, 95))  # per seed and question
+    qrnn = [np.clip(questions + n, 0, 1) for n in noise]
+    ctrn = [np.clip(q + 0.002 + rng.normal(0, 0.15, 95), 0, 1) for q in qrnn]  # a small gain, noisy per question
+    records = qa_records("CTRN", ctrn) + qa_records("QRNN", qrnn)
+    gap = results.paired_difference(records, "CTRN", "QRNN", metric="MAP")
+    assert (gap.n, gap.questions) == (5, 95) and gap.over == "95 questions × 5 seed(s), bootstrap"
+    assert gap.low < gap.mean < gap.high
+    # the same seed means without the questions: the t interval over the seeds alone is narrower here
+    seeds_only = [Record(**{**r.__dict__, "per_question": ()}) for r in records]
+    t = results.paired_difference(seeds_only, "CTRN", "QRNN", metric="MAP")
+    assert t.questions == 0 and t.mean == pytest.approx(gap.mean)
+    assert gap.high - gap.low > t.high - t.low
+    # one seed: still an interval, over the questions, and the claim says which
+    one = results.claim([r for r in records if r.seeds == (1,)], "CTRN", "QRNN", metric="MAP")
+    assert one["low"] == one["low"] and one["verdict"].endswith("(one seed: over questions only)")
+
+
+def test_a_floor_without_a_seed_pairs_with_every_seed_of_the_model():
+    model = qa_records("QRNN", [[1.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 1.0], [1.0, 0.5, 1.0, 1.0]])
+    floor = qa_records("floor: BM25", [[0.5, 0.5, 0.5, 0.5]], seeds=())
+    gap = results.paired_difference(model + floor, "QRNN", "floor: BM25", metric="MAP")
+    assert gap.n == 3 and gap.mean == pytest.approx((0.75 + 0.875 + 0.875) / 3 - 0.5) and gap.low > 0
+    assert results.paired_difference(model + floor, "floor: BM25", "QRNN", metric="MAP").high < 0
+    assert results.claim(model + floor, "QRNN", "floor: BM25", metric="MAP")["verdict"] == "confirmed"
+
+
+def test_methods_evaluated_on_different_questions_are_not_paired():
+    model = qa_records("QRNN", [[1.0, 0.5, 0.5, 1.0], [1.0, 1.0, 0.5, 1.0]])
+    floor = qa_records("floor: BM25", [[0.5, 0.5, 0.5]], seeds=())
+    with pytest.raises(ValueError, match="different questions"):
+        results.paired_difference(model + floor, "QRNN", "floor: BM25", metric="MAP")

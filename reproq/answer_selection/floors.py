@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from reproq.answer_selection.evaluate import ranking_scores
+from reproq.answer_selection.evaluate import TIE_ORDERS, expected_ranking_scores, ranking_scores
 from reproq.baselines.bm25 import BM25
 from reproq.baselines.lexical import lexical_answer_scores
 from reproq.baselines.overlap import OverlapFeatures, question_texts
@@ -138,9 +138,15 @@ def floor_scores(train: Sequence[QAQuestion], questions: Sequence[QAQuestion],
 def floor_records(provenance, scores: dict[str, list[np.ndarray]], questions: Sequence[QAQuestion], *, seed: int,
                   metrics: Sequence[str], ks: Sequence[int] = (), prefix: str = "floor: ", **keys) -> list:
     """One record per floor of ``scores`` (name -> one score array per question of ``questions``, e.g.
-    :func:`floor_scores`) and metric, method ``prefix + name``, ties broken at random with ``seed``; ``keys`` are
-    the records' paper, table, dataset, split and setting (:meth:`reproq.results.Provenance.records`). The external
-    anchor (:mod:`reproq.baselines.anchor`) is written the same way, without the prefix."""
-    return [record for name, floor in scores.items()
-            for record in provenance.records(ranking_scores(questions, floor, seed=seed, ks=ks), metrics=metrics,
-                                             method=f"{prefix}{name}", seeds=(seed,), **keys)]
+    :func:`floor_scores`) and metric, method ``prefix + name``: its expectation over :data:`TIE_ORDERS` random orders
+    of the ties (from ``seed`` on; :func:`expected_ranking_scores`), per question too, with the spread across orders
+    in the config. A floor has no training seed (``seeds=()``), so a claim pairs it with every seed of a model.
+    ``keys`` are the records' paper, table, dataset, split and setting (:meth:`reproq.results.Provenance.records`).
+    The external anchor (:mod:`reproq.baselines.anchor`) is written the same way, without the prefix."""
+    records = []
+    for name, floor in scores.items():
+        expected = expected_ranking_scores(questions, floor, seed=seed, ks=ks)
+        config = {"tie orders": TIE_ORDERS, "first tie seed": seed,
+                  "sd over tie orders": {m: expected["sd over tie orders"][m] for m in metrics}}
+        records += provenance.records(expected, metrics=metrics, method=f"{prefix}{name}", config=config, **keys)
+    return records

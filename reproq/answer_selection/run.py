@@ -52,11 +52,12 @@ def run_one(data: AnswerInputs, config: TrainConfig, seed: int, *, device: str =
     for name in ("dev", "test"):
         if name in data.splits:
             pairs = data.splits[name]
-            per_question = score_questions(fitted.model, pairs)
-            scores[name] = ranking_scores(pairs.questions, per_question, seed=seed, ks=ks)
+            question_scores = score_questions(fitted.model, pairs)
+            scores[name] = ranking_scores(pairs.questions, question_scores, seed=seed, ks=ks, per_question=True)
             if data.dataset == "trecqa":  # the clean set: questions with both a positive and a negative
-                kept = [(q, s) for q, s in zip(pairs.questions, per_question) if q.is_clean]
-                scores[f"{name}_clean"] = ranking_scores([q for q, _ in kept], [s for _, s in kept], seed=seed, ks=ks)
+                kept = [(q, s) for q, s in zip(pairs.questions, question_scores) if q.is_clean]
+                scores[f"{name}_clean"] = ranking_scores([q for q, _ in kept], [s for _, s in kept], seed=seed, ks=ks,
+                                                         per_question=True)
     return fitted.result(config, seed, scores)
 
 

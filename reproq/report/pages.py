@@ -59,11 +59,11 @@ def paper_page(built: verdicts.Report, paper: str, *, figures: str = "../../figu
     claims = built.claims[built.claims.paper == paper]
     if len(claims):
         lines += ["", "## The paper's claims, tested on real data", "",
-                  "Δ = a − b seed by seed, with its 95 % paired t interval over the seeds.", ""]
-        for c in claims.itertuples(index=False):
-            numbers = (f": Δ = {c.delta:+.3f}" + (f" [{c.low:+.3f}, {c.high:+.3f}]" if c.low == c.low else "")
-                       + f", {c.seeds} seed{'s' if c.seeds != 1 else ''}") if c.delta == c.delta else ""
-            lines.append(f"- {c.claim} — **{c.verdict}**{numbers}")
+                  "Δ = a − b paired by seed, and by question where the records keep each question's value, with its "
+                  "95 % interval (what it resamples in brackets: a bootstrap over questions and seeds, or Student's t "
+                  "over the seeds).", ""]
+        lines += [f"- {c['claim']} — **{c['verdict']}**{verdicts.claim_numbers(c)}"
+                  for c in claims.to_dict("records")]
     scope, shown_at = scope_table(built.results_dir), {}
     for item in scope[scope.paper == paper].item:
         mine = rows[rows.table == item]

@@ -96,6 +96,7 @@ def load_records(results_dir: Path | None = None, folder: str = "*") -> list[Rec
                 raise ValueError(f"{path}, line {number}: not a JSON record ({exc.msg}); rerun the notebook "
                                  f"{path.parent.name} to write it again") from None
             fields["seeds"] = tuple(fields.get("seeds", ()))
+            fields["per_question"] = tuple(fields.get("per_question", ()))
             fields["config"] = {"where": path.parent.name, "file": path.stem.removesuffix("__synthetic")}
             records.append(Record(**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__}))
     return records
@@ -219,8 +220,8 @@ def claim_rows(records: list[Record]) -> pd.DataFrame:
             try:
                 tested = claim(real, c.a, c.b, metric=c.metric, **c.where)
             except ValueError:
-                tested = dict(delta=np.nan, low=np.nan, high=np.nan, seeds=0,
-                              verdict="not testable here (no real-data records of both)")
+                tested = {"delta": np.nan, "low": np.nan, "high": np.nan, "seeds": 0, "interval over": "",
+                          "verdict": "not testable here (no real-data records of both)"}
             rows.append(dict(paper=paper.key, claim=c.text, **tested))
     return pd.DataFrame(rows)
 
@@ -267,14 +268,23 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFra
               "ours); figures are counted apart.")
     lines = [header, "", "| " + " | ".join(counts.columns) + " |", "|" + "---|" * len(counts.columns)]
     lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in counts.itertuples(index=False)]
-    lines += ["", "The papers' claims on real data (Δ = a − b seed by seed, 95 % interval):", ""]
-    for c in claims.itertuples(index=False):
-        numbers = f": Δ = {c.delta:+.3f}" + (f" [{c.low:+.3f}, {c.high:+.3f}]" if c.low == c.low else "") \
-            + f", {c.seeds} seed{'s' if c.seeds != 1 else ''}" if c.delta == c.delta else ""
-        lines.append(f"- {c.paper}: {c.claim} — **{c.verdict}**{numbers}")
+    lines += ["", "The papers' claims on real data (Δ = a − b paired by seed, and by question where the records "
+                  "keep each question's value; 95 % interval, what it resamples in brackets):", ""]
+    lines += [f"- {c['paper']}: {c['claim']} — **{c['verdict']}**{claim_numbers(c)}"
+              for c in claims.to_dict("records")]
     if rows is not None:
         lines += ["", not_reproduced_markdown(rows)]
     return "\n".join(lines) + "\n"
+
+
+def claim_numbers(tested: dict) -> str:
+    """A row of :func:`claim_rows` as the README and the papers' pages print it: ``": Δ = ±x [low, high] (what the
+    interval resamples)"``, or nothing where the claim was not testable."""
+    if tested["delta"] != tested["delta"]:
+        return ""
+    interval = f" [{tested['low']:+.3f}, {tested['high']:+.3f}]" if tested["low"] == tested["low"] else ""
+    over = tested.get("interval over") or f"{tested['seeds']} seed{'s' if tested['seeds'] != 1 else ''}"
+    return f": Δ = {tested['delta']:+.3f}{interval} ({over})"
 
 
 def not_reproduced_markdown(rows: pd.DataFrame) -> str:

@@ -44,6 +44,7 @@ class Record:
     device: str = "cpu"
     wall_time_s: float | None = None
     machine: str = ""  # the CPU and the instructions its kernels use, torch's version (reproq.machine.describe)
+    per_question: tuple[float, ...] = ()  # the metric of each evaluated question, in the split's order (6 decimals)
 
 
 def code_version() -> str:
@@ -87,14 +88,16 @@ class Provenance:
                 config: Mapping | None = None, wall_time_s: float | None = None,
                 metrics: Sequence[str] | None = None) -> list[Record]:
         """One :class:`Record` per metric in ``values`` (or in ``metrics``); counts such as ``n_queries``
-        are left out unless named."""
-        names = metrics or [k for k in values if not k.startswith("n_")]
+        are left out unless named. ``values["per_query"]`` (name -> one value per question), where present, becomes
+        each record's ``per_question``."""
+        names = metrics or [k for k, v in values.items() if not k.startswith("n_") and not isinstance(v, Mapping)]
         data = dict(self.data) | ({"word_vectors": self.word_vectors} if self.word_vectors else {})
+        per_question = values.get("per_query", {})
         return [Record(paper=paper, table=table, dataset=dataset, split=split, method=method, setting=setting,
                        metric=name, value=float(values[name]), variant=variant, seeds=tuple(seeds),
                        synthetic=self.synthetic, config=dict(config or {}), data=data,
                        code_version=self.code_version, device=self.device, wall_time_s=wall_time_s,
-                       machine=self.machine)
+                       machine=self.machine, per_question=tuple(round(v, 6) for v in per_question.get(name, ())))
                 for name in names]
 
 
@@ -115,24 +118,35 @@ def run_records(runs: Sequence, provenance: Provenance, *, paper: str, table: st
     return records
 
 
+BOOTSTRAP_RESAMPLES = 10_000  # resamples behind an interval over questions and seeds
+
+
 @dataclass(frozen=True)
 class Difference:
-    """``a - b`` seed by seed: the mean, its spread, and a 95 % paired t interval over the seeds (Student's t with
-    n - 1 degrees of freedom; nan with one seed). It treats the seeds as the only randomness: the test questions
-    are fixed, so it says how sure we are about *this* test set, not about questions in general."""
+    """``a - b`` seed by seed: the mean, its spread over the seeds, and a 95 % interval (``low``, ``high``).
+
+    Where every record behind it keeps its questions' values (``Record.per_question``), the interval is a paired
+    bootstrap over the evaluated questions *and* the seeds (:func:`bootstrap_interval`): it says how sure we are
+    about questions like these, not only about this test set, and it exists with one seed too. Otherwise it is a
+    paired t interval over the seeds (Student's t with n - 1 degrees of freedom; nan with one seed), which treats the
+    test questions as fixed."""
 
     mean: float  # mean over the shared seeds of value(a) - value(b)
     std: float  # their standard deviation (nan with one seed)
-    n: int  # how many seeds both methods share
+    n: int  # how many seeds both methods share (a method without a seed, a floor, pairs with every seed)
+    low: float = float("nan")
+    high: float = float("nan")
+    questions: int = 0  # how many questions the bootstrap resampled (0: the interval is over the seeds only)
 
     @property
     def interval(self) -> tuple[float, float]:
-        from scipy import stats
+        return self.low, self.high
 
-        if self.n < 2:
-            return float("nan"), float("nan")
-        half = float(stats.t.ppf(0.975, self.n - 1)) * self.std / self.n ** 0.5
-        return self.mean - half, self.mean + half
+    @property
+    def over(self) -> str:
+        """What the interval resamples."""
+        return f"{self.questions} questions × {self.n} seed(s), bootstrap" if self.questions else \
+            f"{self.n} seed(s), t"
 
     def verdict(self, a: str = "a", b: str = "b") -> str:
         """``"a > b"``, ``"a < b"`` where the interval excludes 0, else ``"no difference shown"`` (``a`` and ``b``
@@ -141,25 +155,94 @@ class Difference:
         return f"{a} > {b}" if low > 0 else f"{a} < {b}" if high < 0 else "no difference shown"
 
 
-def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str, **where) -> Difference:
+def t_interval(gaps: np.ndarray) -> tuple[float, float]:
+    """The 95 % paired t interval of the mean of ``gaps`` (one per seed); nan with fewer than two."""
+    from scipy import stats
+
+    if len(gaps) < 2:
+        return float("nan"), float("nan")
+    half = float(stats.t.ppf(0.975, len(gaps) - 1)) * float(gaps.std(ddof=1)) / len(gaps) ** 0.5
+    return float(gaps.mean()) - half, float(gaps.mean()) + half
+
+
+def _resamples(shape: tuple[int, int], resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The draws of a two-way bootstrap of a seeds × questions table: ``resamples`` rows of seed indices and of
+    question indices, each drawn with replacement."""
+    rng = np.random.default_rng(seed)
+    seeds, questions = shape
+    return rng.integers(0, seeds, size=(resamples, seeds)), rng.integers(0, questions, size=(resamples, questions))
+
+
+def bootstrap_interval(gaps: np.ndarray, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """The 95 % percentile interval of the mean of ``gaps`` (seeds × questions: a − b per seed and question) when
+    seeds and questions are both resampled with replacement, the same questions for every seed (paired).
+
+    Each resample's mean is a weighted sum of the table (a seed or question drawn twice weighs twice), so the whole
+    bootstrap is one product; :func:`bootstrap_interval_slow` draws the same indices and averages each resampled
+    table, and a test checks that they agree.
+
+    >>> low, high = bootstrap_interval(np.array([[0.1, 0.3, 0.2, 0.0], [0.2, 0.2, 0.1, 0.1]]))
+    >>> 0.0 <= low < 0.15 < high <= 0.3
+    True
+    """
+    seeds, questions = _resamples(gaps.shape, resamples, seed)
+    seed_weights = _counts(seeds, gaps.shape[0]) / gaps.shape[0]
+    question_weights = _counts(questions, gaps.shape[1]) / gaps.shape[1]
+    means = np.einsum("rs,sq,rq->r", seed_weights, gaps, question_weights)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """How often each of ``n`` items is drawn in each row of ``indices``."""
+    rows = len(indices)
+    return np.bincount((indices + n * np.arange(rows)[:, None]).ravel(), minlength=rows * n).reshape(rows, n)
+
+
+def bootstrap_interval_slow(gaps: np.ndarray, *, resamples: int = BOOTSTRAP_RESAMPLES,
+                            seed: int = 0) -> tuple[float, float]:
+    """:func:`bootstrap_interval` resample by resample: the slow, obviously correct twin."""
+    seeds, questions = _resamples(gaps.shape, resamples, seed)
+    means = [gaps[np.ix_(s, q)].mean() for s, q in zip(seeds, questions)]
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str,
+                      resamples: int = BOOTSTRAP_RESAMPLES, **where) -> Difference:
     """Method ``a`` minus method ``b`` on ``metric``, seed by seed, over the records that match ``where`` (any
-    record field, e.g. ``table="Table 6", split="test"``): the numbers a claim "a beats b" rests on.
+    record field, e.g. ``table="Table 6", split="test"``): the numbers a claim "a beats b" rests on. A method whose
+    one record has no seed (a floor: an expectation, trained on nothing) is paired with every seed of the other.
+    The interval is over questions and seeds where the records keep their questions' values (:class:`Difference`).
 
     >>> rs = [Record("p", "T", "d", "test", m, "-", "MAP", v, seeds=(s,)) for m, s, v in
     ...       [("A", 1, .7), ("B", 1, .6), ("A", 2, .8), ("B", 2, .6)]]
     >>> d = paired_difference(rs, "A", "B", metric="MAP")
-    >>> round(d.mean, 3), d.n, [round(x, 2) for x in d.interval], d.verdict()
-    (0.15, 2, [-0.49, 0.79], 'no difference shown')
+    >>> round(d.mean, 3), d.n, [round(x, 2) for x in d.interval], d.verdict(), d.over
+    (0.15, 2, [-0.49, 0.79], 'no difference shown', '2 seed(s), t')
     """
-    by_seed: dict[str, dict[tuple, float]] = {a: {}, b: {}}
+    by_seed: dict[str, dict[tuple, Record]] = {a: {}, b: {}}
     for r in records:
         if r.method in by_seed and r.metric == metric and all(getattr(r, k) == v for k, v in where.items()):
-            by_seed[r.method][r.seeds] = r.value
+            by_seed[r.method][r.seeds] = r
+    for one, other in ((a, b), (b, a)):
+        if set(by_seed[one]) == {()} and by_seed[other] and () not in by_seed[other]:
+            by_seed[one] = dict.fromkeys(by_seed[other], by_seed[one][()])
     shared = sorted(set(by_seed[a]) & set(by_seed[b]))
     if not shared:
         raise ValueError(f"no seed has records of both {a!r} and {b!r} for {metric} where {where}")
-    gaps = np.array([by_seed[a][s] - by_seed[b][s] for s in shared])
-    return Difference(float(gaps.mean()), float(gaps.std(ddof=1)) if len(gaps) > 1 else float("nan"), len(gaps))
+    pairs = [(by_seed[a][s], by_seed[b][s]) for s in shared]
+    gaps = np.array([x.value - y.value for x, y in pairs])
+    std = float(gaps.std(ddof=1)) if len(gaps) > 1 else float("nan")
+    lengths = {len(r.per_question) for pair in pairs for r in pair}
+    if len(lengths - {0}) > 1:
+        raise ValueError(f"{a!r} and {b!r} were evaluated on different questions ({sorted(lengths - {0})} of them) "
+                         f"for {metric} where {where}: a paired difference needs the same questions")
+    if len(lengths) == 1 and 0 not in lengths:
+        table = np.array([np.subtract(x.per_question, y.per_question) for x, y in pairs])
+        low, high = bootstrap_interval(table, resamples=resamples)
+        return Difference(float(gaps.mean()), std, len(gaps), low, high, questions=table.shape[1])
+    return Difference(float(gaps.mean()), std, len(gaps), *t_interval(gaps))
 
 
 CLAIM_VERDICTS = ("confirmed", "contradicted", "not shown")
@@ -167,8 +250,9 @@ CLAIM_VERDICTS = ("confirmed", "contradicted", "not shown")
 
 def claim(records: Iterable[Record], a: str, b: str, *, metric: str, **where) -> dict:
     """A claim "``a`` beats ``b`` on ``metric``" tested seed by seed (:func:`paired_difference`): Δ = a − b over the
-    seeds both have, its 95 % interval, their number, and the verdict: *confirmed* where the interval is above 0,
-    *contradicted* where below, *not shown* otherwise (with one seed there is no interval, and it says so).
+    seeds both have, its 95 % interval and what it resamples (questions and seeds, or seeds only), their number, and
+    the verdict: *confirmed* where the interval is above 0, *contradicted* where below, *not shown* otherwise (with
+    one seed and no questions' values there is no interval, and it says so).
 
     >>> rs = [Record("p", "T", "d", "test", m, "-", "MAP", v, seeds=(s,)) for m, s, v in
     ...       [("A", 1, .70), ("B", 1, .60), ("A", 2, .71), ("B", 2, .60), ("A", 3, .72), ("B", 3, .61)]]
@@ -179,8 +263,9 @@ def claim(records: Iterable[Record], a: str, b: str, *, metric: str, **where) ->
     d = paired_difference(records, a, b, metric=metric, **where)
     low, high = d.interval
     verdict = "confirmed" if low > 0 else "contradicted" if high < 0 else "not shown"
-    return {"delta": d.mean, "low": low, "high": high, "seeds": d.n,
-            "verdict": verdict + (" (one seed: no interval)" if d.n < 2 else "")}
+    caveat = "" if d.n > 1 else " (one seed: over questions only)" if d.questions else " (one seed: no interval)"
+    return {"delta": d.mean, "low": low, "high": high, "seeds": d.n, "interval over": d.over,
+            "verdict": verdict + caveat}
 
 
 def records_frame(records: Iterable[Record]) -> pd.DataFrame:

@@ -157,3 +157,20 @@ def test_random_scores_repeat_with_their_seed():
     a, b, c = (floors.random_scores(HAND, seed=s) for s in (1, 1, 2))
     assert [len(s) for s in a] == [3, 1]
     assert all(np.array_equal(x, y) for x, y in zip(a, b)) and not np.array_equal(a[0], c[0])
+
+
+def test_a_floor_record_is_its_expectation_over_tie_orders_question_by_question():
+    from reproq.answer_selection.evaluate import TIE_ORDERS
+    from reproq.results import Provenance
+
+    scores = floors.overlap_count_scores(HAND)  # q1 ties its positive with a negative (2, 2, 0)
+    records = floors.floor_records(Provenance(code_version="test"), {"overlap count": scores}, HAND, seed=4,
+                                   metrics=["MAP"], paper="tay2018", table="Table 6", dataset="trecqa", split="test")
+    (record,) = records
+    orders = [ranking_scores(HAND, scores, seed=4 + i, per_question=True) for i in range(TIE_ORDERS)]
+    assert record.value == pytest.approx(np.mean([o["MAP"] for o in orders]))
+    assert record.per_question == pytest.approx(np.mean([o["per_query"]["MAP"] for o in orders], axis=0), abs=1e-6)
+    assert 0.5 < record.per_question[0] < 1 and record.per_question[1] == 1.0  # q1: AP 1 or 1/2; q2 untied
+    assert record.seeds == () and record.method == "floor: overlap count"
+    assert record.config["tie orders"] == TIE_ORDERS
+    assert record.config["sd over tie orders"]["MAP"] == pytest.approx(np.std([o["MAP"] for o in orders], ddof=1))
