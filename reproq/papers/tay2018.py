@@ -273,9 +273,14 @@ def over_the_floor(records: Sequence[Record], cases: Mapping[str, dict], *, metr
 def over_the_floor_reading(table: pd.DataFrame) -> str:
     """:func:`over_the_floor`'s table as a reading, one line per case and model."""
     metric = next(c for c in table.columns if c.startswith("model - floor")).split("(")[1].rstrip(")")
-    return "\n".join(f"- **{r['case']}**, {r['model']} − {r['best floor']}: {metric} "
-                     f"{r[f'model - floor ({metric})']:+.3f}, 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]"
-                     f" ({r['interval over']}): **{r['beats the floor']}**." for r in table.to_dict("records"))
+    lines = []
+    for r in table.to_dict("records"):
+        interval = (f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]"
+                    if r["95% low"] == r["95% low"] else "")
+        lines.append(f"- **{r['case']}**, {r['model']} − {r['best floor']}: {metric} "
+                     f"{r[f'model - floor ({metric})']:+.3f}{interval} ({r['interval over']}): "
+                     f"**{r['beats the floor']}**.")
+    return "\n".join(lines)
 
 
 def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
