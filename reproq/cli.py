@@ -193,6 +193,32 @@ def _report(args) -> int:
     return 0
 
 
+def _machines(args) -> int:
+    from pathlib import Path
+
+    from reproq import results
+    from reproq.report import machines  # pandas: only this command needs it
+
+    other, here = Path(args.other), paths.ROOT / "results"
+    if not other.is_dir():
+        raise ValueError(f"{other} is not a folder: give the results/ folder of a run on the other machine")
+    folders = [p.stem for p in batch.notebooks(args.only)] if args.only else \
+        sorted(p.name for p in other.iterdir() if p.is_dir() and (here / p.name).is_dir())
+    table = machines.spread(machines.compare(here, other, folders))
+    if table.empty:
+        raise ValueError(f"{other} and {here} share no record of {', '.join(folders) or 'any notebook'}")
+    print(table.to_string(index=False))
+    if args.write:
+        sides = "; ".join(f"{f}: a = {machines.machine_of(here, f)}, b = {machines.machine_of(other, f)}"
+                          for f in folders)
+        written = results.Outputs("machines", profile="cpu").save_table(
+            table, "cross_machine", synthetic=False,
+            caption=f"The same seeds and code on two machines: a = the committed results/, b = {other}. {sides}. "
+                    "b - a per record both hold; a mean of several seeds beside the seeds' own sd (a's).")
+        print(f"written: {written}")
+    return 0
+
+
 def _labs(args) -> int:
     from pathlib import Path
 
@@ -261,6 +287,14 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="also the verdict counts into README.md, the papers' pages into results/12_report/ "
                                      "and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
+
+    machines_command = commands.add_parser("machines", help="how far the same seeds move on another machine: "
+                                                             "another run's results/ against the committed one")
+    machines_command.add_argument("other", metavar="OTHER_RESULTS", help="a results folder of the same notebooks")
+    machines_command.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 04 06")
+    machines_command.add_argument("--write", action="store_true",
+                                  help="also write the table to results/machines/cross_machine.{csv,md}")
+    machines_command.set_defaults(func=_machines)
 
     labs_command = commands.add_parser("labs", help="the course labs: nbgrader's student release, or autograding")
     labs_command.add_argument("--out", default=None, metavar="DIR", help="the course directory (default build/labs)")
