@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, paths, profiles
+from reproq import atomic, paths, profiles, reading_cells
 from reproq.data import sources
 from reproq.machine import cpu_name
 from reproq.report import readings
@@ -67,7 +67,7 @@ def notebooks(only: Sequence[str] = ()) -> list[Path]:
 def fingerprint(notebook: Path, parameters: dict) -> str:
     """A hash of everything a notebook's outputs depend on (its reading cells' words are its outputs, not its
     inputs: :mod:`reproq.report.readings`)."""
-    digest = hashlib.sha256(json.dumps(readings.without_readings(json.loads(notebook.read_text())),
+    digest = hashlib.sha256(json.dumps(reading_cells.without_readings(json.loads(notebook.read_text())),
                                        sort_keys=True).encode())
     library = paths.ROOT / "reproq"
     for path in sorted(p for p in library.rglob("*") if p.suffix in LIBRARY_SUFFIXES):

@@ -8,7 +8,10 @@ import shutil
 import pytest
 
 from reproq import batch, paths
+from reproq.reading_cells import readings_only
 from reproq.report import readings
+from reproq.report.verdicts import load_records
+from reproq.results import claim
 
 
 def test_every_committed_reading_cell_is_what_the_committed_records_give():
@@ -30,6 +33,8 @@ def test_a_changed_record_makes_the_reading_stale_and_writing_mends_it(copy):
     assert readings.stale([notebook], results) == []
     records = results / "04_trecqa_ctrn" / "tay2018_table6.jsonl"
     lines = [json.loads(line) for line in records.read_text().splitlines()]
+    train = dict(table="Table 6", split="test", setting="train=TRAIN")
+    before = claim(load_records(results, "04_trecqa_ctrn"), "CTRN", "QRNN", metric="MAP", **train)["delta"]
     for r in lines:  # CTRN's TRAIN seeds 0.05 higher: the claim's difference moves
         if r["method"] == "CTRN" and r["setting"] == "train=TRAIN" and r["metric"] == "MAP":
             r["value"] += 0.05
@@ -38,7 +43,7 @@ def test_a_changed_record_makes_the_reading_stale_and_writing_mends_it(copy):
     assert readings.write(notebook, results) is True
     assert readings.stale([notebook], results) == [] and readings.write(notebook, results) is False
     cell = next(c for c in json.loads(notebook.read_text())["cells"] if readings.reading_of(c))
-    assert "CTRN − QRNN MAP +0.041" in "".join(cell["source"])
+    assert f"CTRN − QRNN MAP {before + 0.05:+.3f}" in "".join(cell["source"])
 
 
 def test_a_reading_cells_words_are_not_an_input_of_the_notebook(copy):
@@ -56,3 +61,14 @@ def test_a_reading_cells_words_are_not_an_input_of_the_notebook(copy):
 def test_an_unknown_reading_is_named():
     with pytest.raises(ValueError, match="no reading 'tay2018.nothing'; there are: .*tay2018.trecqa"):
         readings.render("tay2018.nothing", paths.ROOT / "results" / "04_trecqa_ctrn")
+
+
+def test_a_notebook_whose_readings_alone_changed_is_not_a_code_change():
+    before = json.loads((paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb").read_text())
+    now = json.loads(json.dumps(before))
+    (reading,) = [c for c in now["cells"] if readings.reading_of(c) == "tay2018.trecqa"]
+    reading["source"] = ["other words, as a run on other records writes them"]
+    assert readings_only(now, before)
+    code = next(c for c in now["cells"] if c["cell_type"] == "code")
+    code["source"] = code["source"] + ["\nprint('a changed line of code')"]
+    assert not readings_only(now, before)

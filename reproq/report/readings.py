@@ -17,13 +17,7 @@ import json
 from pathlib import Path
 
 from reproq import atomic
-
-KEY = "reading"
-
-
-def reading_of(cell: dict) -> str | None:
-    """The name of the reading a Markdown cell carries (``"tay2018.trecqa"``), or None."""
-    return cell.get("metadata", {}).get("reproq", {}).get(KEY) if cell.get("cell_type") == "markdown" else None
+from reproq.reading_cells import reading_of
 
 
 def render(name: str, folder: Path) -> str:
@@ -60,12 +54,6 @@ def write(notebook: Path, results_dir: Path) -> bool:
     if changed:
         atomic.write_text(path, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return changed
-
-
-def without_readings(nb: dict) -> dict:
-    """``nb`` with its reading cells' text blanked: what a notebook's inputs are, whatever its readings say."""
-    cells = [{**c, "source": []} if reading_of(c) else c for c in nb["cells"]]
-    return {**nb, "cells": cells}
 
 
 def stale(notebooks: list[Path], results_dir: Path) -> list[str]:

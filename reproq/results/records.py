@@ -10,6 +10,7 @@ record it builds (:meth:`Provenance.records`).
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from reproq import __version__, paths
+from reproq.reading_cells import readings_only
 from reproq.machine import describe
 
 KEYS = ["paper", "table", "dataset", "split", "method", "setting", "metric"]
@@ -48,13 +50,21 @@ class Record:
 
 
 def code_version() -> str:
-    """``<version>+g<commit>[.dirty]`` of the working tree, or the package version outside git."""
+    """``<version>+g<commit>[.dirty]`` of the working tree, or the package version outside git. A notebook whose only
+    change is the text of its reading cells (written from the records after a run: :mod:`reproq.report.readings`)
+    leaves it clean, so the notebooks of one batch all name the commit they ran."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=paths.ROOT, capture_output=True, text=True, check=True,
+                              timeout=10).stdout
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=paths.ROOT, capture_output=True,
-                                text=True, check=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "reproq", "notebooks"], cwd=paths.ROOT,
-                               capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+        commit = git("rev-parse", "--short", "HEAD").strip()
+        changed = git("status", "--porcelain", "--", "reproq", "notebooks").splitlines()
+        dirty = any(not (line[:2] == " M" and line.endswith(".ipynb") and
+                         readings_only(json.loads((paths.ROOT / line[3:]).read_text()),
+                                       json.loads(git("show", f"HEAD:{line[3:]}"))))
+                    for line in changed)
+    except (OSError, subprocess.SubprocessError, json.JSONDecodeError):
         return __version__
     return f"{__version__}+g{commit}" + (".dirty" if dirty else "")
 
