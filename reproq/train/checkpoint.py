@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import pickle
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
@@ -25,12 +26,16 @@ def save(directory: str | Path, payload: dict) -> Path:
 
 
 def load(directory: str | Path) -> dict | None:
-    """The last checkpoint in ``directory``, or None when there is none."""
+    """The last checkpoint in ``directory``, or None when there is none. Read with ``weights_only=True``: tensors and
+    plain values only, so a file that would build any other object (a poisoned cache) is refused, never run."""
     path = Path(directory) / FILE
     if not path.is_file():
         return None
-    # our own files: they hold numpy / python generator states, which weights_only loading refuses
-    return torch.load(path, map_location="cpu", weights_only=False)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise ValueError(f"{path}: refused, it holds more than tensors and plain values ({str(exc).splitlines()[0]}); "
+                         "delete it and the run trains again") from None
 
 
 @functools.lru_cache(maxsize=1)

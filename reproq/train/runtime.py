@@ -48,8 +48,12 @@ def seed_everything(seed: int, *, deterministic: bool = True) -> None:
 
 
 def rng_state() -> dict:
-    """Every global generator's state, for a checkpoint (restore with :func:`set_rng_state`)."""
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """Every global generator's state, for a checkpoint (restore with :func:`set_rng_state`): tensors and plain
+    Python values only, so that a checkpoint loads with ``torch.load(weights_only=True)`` (numpy's key as a tensor)."""
+    name, key, position, has_gauss, gauss = np.random.get_state()
+    state = {"python": random.getstate(), "numpy": (name, torch.from_numpy(key.astype(np.int64)), int(position),
+                                                    int(has_gauss), float(gauss)),
+             "torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -57,7 +61,8 @@ def rng_state() -> dict:
 
 def set_rng_state(state: dict) -> None:
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    name, key, position, has_gauss, gauss = state["numpy"]
+    np.random.set_state((name, key.numpy().astype(np.uint32), position, has_gauss, gauss))
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])

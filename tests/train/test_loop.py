@@ -142,3 +142,23 @@ def test_a_non_finite_loss_names_the_epoch_and_batch():
     with pytest.raises(FloatingPointError, match="epoch 1, batch 1"):
         fit(model, lambda m, b: torch.tensor(float("nan"), requires_grad=True), torch.optim.SGD(model.parameters(), lr=0.1),
             batches, epochs=1)
+
+
+class Payload:
+    """What a poisoned checkpoint smuggles in: unpickling it would run code."""
+
+    def __reduce__(self):
+        return (print, ("this ran from a checkpoint",))
+
+
+def test_a_poisoned_checkpoint_is_refused_and_never_runs(tmp_path, capsys):
+    torch.save({"fingerprint": "toy", "state": Payload()}, tmp_path / checkpoint.FILE)
+    with pytest.raises(ValueError, match="refused, it holds more than tensors"):
+        checkpoint.load(tmp_path)
+    assert "this ran" not in capsys.readouterr().out
+
+
+def test_a_checkpoint_holds_only_what_weights_only_loading_admits(tmp_path):
+    with pytest.raises(Kill):
+        run(tmp_path, extra=[KillAt(2)])
+    assert torch.load(tmp_path / checkpoint.FILE, weights_only=True)["state"]["epoch"] == 1  # rng states included
