@@ -270,17 +270,17 @@ def over_the_floor(records: Sequence[Record], cases: Mapping[str, dict], *, metr
     return pd.DataFrame(rows)
 
 
+def _interval(row: dict) -> str:
+    """A reading's ", 95 % interval [low, high]", or nothing where there is none (one seed, no questions' values)."""
+    return f", 95 % interval [{row['95% low']:+.3f}, {row['95% high']:+.3f}]" if pd.notna(row["95% low"]) else ""
+
+
 def over_the_floor_reading(table: pd.DataFrame) -> str:
     """:func:`over_the_floor`'s table as a reading, one line per case and model."""
     metric = next(c for c in table.columns if c.startswith("model - floor")).split("(")[1].rstrip(")")
-    lines = []
-    for r in table.to_dict("records"):
-        interval = (f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]"
-                    if r["95% low"] == r["95% low"] else "")
-        lines.append(f"- **{r['case']}**, {r['model']} − {r['best floor']}: {metric} "
-                     f"{r[f'model - floor ({metric})']:+.3f}{interval} ({r['interval over']}): "
-                     f"**{r['beats the floor']}**.")
-    return "\n".join(lines)
+    return "\n".join(f"- **{r['case']}**, {r['model']} − {r['best floor']}: {metric} "
+                     f"{r[f'model - floor ({metric})']:+.3f}{_interval(r)} ({r['interval over']}): "
+                     f"**{r['beats the floor']}**." for r in table.to_dict("records"))
 
 
 def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
@@ -289,14 +289,13 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
     lines = []
     for r in table.to_dict("records"):
         gap = r[f"CTRN - QRNN ({metric})"]
-        interval = (f", 95 % interval [{r['95% low']:+.3f}, {r['95% high']:+.3f}]"
-                    if r["95% low"] == r["95% low"] else "")
+        interval = _interval(r)
         split = r["paper's split"]
         on = f" on {split}" if split and split != r["split"] else ""
         paper = f" (paper {r['paper']:+.3f}{on})" if r["paper"] == r["paper"] else ""
         best_floor = r["floor's"]
         floor = f"; best floor {r['best floor']}, {best_floor:.3f}" if r["best floor"] else ""
-        anchor = r.get("anchor (zero-shot)", np.nan)
+        anchor = r["anchor (zero-shot)"]
         if pd.notna(anchor):
             floor += f"; the external anchor (all-MiniLM-L6-v2 zero-shot, never trained here), {anchor:.3f}"
         lines.append(f"- **{r['case']}**: CTRN − QRNN {metric} {gap:+.3f}{interval} ({r['interval over']})"

@@ -44,11 +44,10 @@ def compare(a_dir: Path, b_dir: Path, folders: list[str]) -> pd.DataFrame:
 def spread(pairs: pd.DataFrame) -> pd.DataFrame:
     """Per notebook and file: records compared, how many are bit-identical, the largest |b − a| of one seed's record
     (and whose), the largest |b − a| of a mean over several seeds, and the seeds' own standard deviation there (a's)."""
-    rows = []
+    rows, keys = [], [k for k in PAIRED if k not in ("seeds", "where", "file")]
     for (where, file), group in pairs.groupby(["where", "file"], sort=True):
         moved = group[group["b - a"] != 0]
         worst = moved.loc[moved["b - a"].abs().idxmax()] if len(moved) else None
-        keys = [k for k in PAIRED if k not in ("seeds", "where", "file")]
         seeded = group[group["seeds"].map(len) == 1]
         means = seeded.groupby(keys).agg(n=("a", "size"), a=("a", "mean"), b=("b", "mean"),
                                          sd=("a", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else np.nan))

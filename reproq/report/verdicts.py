@@ -283,8 +283,7 @@ def claim_numbers(tested: dict) -> str:
     if tested["delta"] != tested["delta"]:
         return ""
     interval = f" [{tested['low']:+.3f}, {tested['high']:+.3f}]" if tested["low"] == tested["low"] else ""
-    over = tested.get("interval over") or f"{tested['seeds']} seed{'s' if tested['seeds'] != 1 else ''}"
-    return f": Δ = {tested['delta']:+.3f}{interval} ({over})"
+    return f": Δ = {tested['delta']:+.3f}{interval} ({tested['interval over']})"
 
 
 def not_reproduced_markdown(rows: pd.DataFrame) -> str:
