@@ -11,6 +11,9 @@ settings. ``question_retrieval.inputs`` is its sibling.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -64,6 +67,23 @@ class AnswerInputs:
         any_split = next(iter(self.splits.values()))
         return 0 if any_split.features is None else any_split.features.shape[1]
 
+    @functools.cached_property
+    def content(self) -> str:
+        """A SHA-1 of everything a model reads here: the word vectors and each split's token ids, labels, owners and
+        overlap features. Inputs that differ in any of them (the raw or the normalised features, say, whose
+        provenance is the same) never share a checkpoint (:func:`checkpoint_key`)."""
+        digest = hashlib.sha1(np.ascontiguousarray(self.vectors).tobytes())
+        for name, split in sorted(self.splits.items()):
+            digest.update(name.encode())
+            for ids in (split.q_ids, split.a_ids):
+                digest.update(np.array([len(t) for t in ids], dtype=np.int64).tobytes())
+                digest.update(np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int64).tobytes())
+            digest.update(np.asarray(split.labels, dtype=np.int64).tobytes())
+            digest.update(np.asarray(split.owner, dtype=np.int64).tobytes())
+            if split.features is not None:
+                digest.update(np.ascontiguousarray(split.features, dtype=np.float32).tobytes())
+        return digest.hexdigest()
+
     @property
     def word_vectors_text(self) -> str:
         """:attr:`word_vectors` as one line, for a record's provenance."""
@@ -104,8 +124,9 @@ def build_model(data: AnswerInputs, config: TrainConfig) -> torch.nn.Module:
 
 
 def checkpoint_key(data: AnswerInputs, config: TrainConfig, seed: int) -> str:
-    """What a run's checkpoint belongs to: data, configuration, seed and code."""
+    """What a run's checkpoint belongs to: data (its files, its vectors and what the model reads:
+    :attr:`AnswerInputs.content`), configuration, seed and code."""
     return checkpoint.key({"data": data.provenance, "dataset": data.dataset, "vocab": len(data.vocab),
-                           "word_vectors": data.word_vectors}, config, seed)
+                           "word_vectors": data.word_vectors, "content": data.content}, config, seed)
 
 

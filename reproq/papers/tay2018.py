@@ -11,6 +11,7 @@ trains one method with one seed; DEV ranks them and TEST is read once, for the v
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
@@ -30,6 +31,10 @@ from reproq.results import Provenance, Record, claim, paper_numbers, records_fra
 from reproq.train.grid import RunResult
 
 TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
+# TRAIN-ALL at the paper's budget (run_paper_budget): the records' setting per overlap-feature kind, each beside the
+# paper's TRAIN-ALL column
+BUDGET_SETTINGS = {"raw": "train=TRAIN-ALL, 5 passes", "normalized": "train=TRAIN-ALL, 5 passes, normalised features"}
+PRINTED_SETTING = {setting: "train=TRAIN-ALL" for setting in BUDGET_SETTINGS.values()}
 
 PAPER = Paper(
     key="tay2018", short="Tay et al. 2018",
@@ -43,6 +48,8 @@ PAPER = Paper(
                   dict(TRECQA_TEST, setting="train=TRAIN")),
             Claim("CTRN > QRNN on TrecQA, trained on TRAIN-ALL (Table 6)", "CTRN", "QRNN", "MAP",
                   dict(TRECQA_TEST, setting="train=TRAIN-ALL")),
+            Claim("CTRN > QRNN on TrecQA, trained on TRAIN-ALL at the paper's 5 passes, d chosen on DEV (Table 6)",
+                  "CTRN", "QRNN", "MAP", dict(TRECQA_TEST, setting=BUDGET_SETTINGS["raw"])),
             Claim("QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)", "QRNN", "LSTM", "MAP",
                   dict(TRECQA_TEST, setting="train=TRAIN"))),
     unavailable={"yahooqa": "YahooQA's env.pkl.zip has no pinned hash, so it is never downloaded"},
@@ -188,6 +195,59 @@ def run_budgets(data: AnswerInputs, p: AnswerSelection, methods: Sequence[str], 
         rows.append(_read_test_where_dev_chose(group))
     return pd.concat(rows, ignore_index=True)
 
+PAPER_BUDGET = {"epochs": 5, "max_batches": None}  # Tay et al.: 5 epochs over TRAIN-ALL, every batch of it
+BUDGET_FEATURES = {"raw": "raw counts, after the dropout", "normalized": "normalised, after the dropout"}
+NORMALISED_MODELS = ("QRNN", "CTRN")  # trained once more with the normalised features: the paper's pair
+
+
+def _budget_config(p: AnswerSelection, data: AnswerInputs, method: str, hidden_dim: int,
+                   ranker: dict | None) -> TrainConfig:
+    """``method`` (QRNN, CTRN, or CTRN with another alignment: :func:`alignment_method`) on TRAIN-ALL at the paper's
+    budget with ``hidden_dim`` filters, the profile's first configuration otherwise."""
+    alignment = {alignment_method(a): a for a in ALIGNMENTS}.get(method)
+    overrides = {**(ranker or {}), "hidden_dim": hidden_dim, **({"alignment": alignment} if alignment else {})}
+    model = "CTRN" if alignment else method
+    return replace(tay_configs(p, data, model, "train-all", ranker=overrides)[0], **PAPER_BUDGET)
+
+
+def run_paper_budget(dataset: str, p: AnswerSelection, vectors: str, methods: Sequence[str], seeds: Sequence[int],
+                     dims: Sequence[int], provenance: Provenance, floors: Sequence[Record],
+                     **run_options) -> tuple[pd.DataFrame, list[Record]]:
+    """Tay et al.'s TRAIN-ALL setting as printed: 5 full passes (:data:`PAPER_BUDGET`), the number of filters d
+    searched on DEV, every seed, with the overlap features of each kind in :data:`BUDGET_FEATURES` (the raw counts
+    the study chose on DEV, and Severyn & Moschitti's normalised ones) and ``vectors``.
+
+    With the raw counts, each of ``methods`` (QRNN, CTRN under each alignment: :func:`alignment_method`) is trained
+    with the first seed for each d in ``dims``; DEV MAP chooses d per method (the search table: one row per method and
+    d, ``chosen`` marked), and the chosen configuration is trained with every seed. With the normalised features
+    only :data:`NORMALISED_MODELS` are trained, each at the d the raw counts chose. TEST is never used to choose. The
+    records (raw and clean TEST, DEV; MAP and MRR) carry the settings of :data:`BUDGET_SETTINGS`, beside a copy of
+    ``floors``' TRAIN-ALL records under each setting, so that :func:`ctrn_over_qrnn` finds the floors of its case."""
+    from reproq.answer_selection.run import run_grid
+    from reproq.results import run_records
+
+    choices = {kind: Choice(vectors, variant) for kind, variant in BUDGET_FEATURES.items()}
+    inputs = {kind: prepare(dataset, vectors=vectors, features=c.features, w2v_epochs=p.w2v_epochs, limit=p.limit)
+              for kind, c in choices.items()}
+    searched = {(m, d): _budget_config(p, inputs["raw"], m, d, choices["raw"].ranker) for m in methods for d in dims}
+    grid = run_grid(inputs["raw"], list(searched.values()), seeds[:1], **run_options)
+    search = pd.DataFrame([{"method": m, "d": d, "DEV MAP": grid.runs[c][0].dev["MAP"],
+                            "DEV MRR": grid.runs[c][0].dev["MRR"]} for (m, d), c in searched.items()])
+    search["chosen"] = search.index.isin(search.groupby("method", sort=False)["DEV MAP"].idxmax())
+    chosen_dims = dict(search.loc[search["chosen"], ["method", "d"]].itertuples(index=False))
+    records = []
+    for kind, data in inputs.items():
+        trained = {m: _budget_config(p, data, m, d, choices[kind].ranker) for m, d in chosen_dims.items()
+                   if kind == "raw" or m in NORMALISED_MODELS}
+        runs = run_grid(data, list(trained.values()), seeds, **run_options).runs
+        for method, config in trained.items():
+            records += run_records(runs[config], provenance, paper="tay2018", table="Table 6", dataset=dataset,
+                                   method=method, setting=BUDGET_SETTINGS[kind], splits=["test", "test_clean", "dev"],
+                                   metrics=["MAP", "MRR"])
+        records += [replace(r, setting=BUDGET_SETTINGS[kind]) for r in floors if r.setting == "train=TRAIN-ALL"]
+    return search, records
+
+
 def _scores(result: RunResult) -> dict:
     return {"DEV MAP": result.dev["MAP"], "DEV MRR": result.dev["MRR"], "_test": result.scores.get("test")}
 
@@ -227,8 +287,9 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
     rows = []
     for label, where in cases.items():
         tested = claim(records, ctrn, "QRNN", metric=metric, **where)
+        their_where = {k: PRINTED_SETTING.get(v, v) if k == "setting" else v for k, v in where.items()}
         rows_of = theirs[(theirs.metric == metric) & np.logical_and.reduce(
-            [theirs[k] == v for k, v in where.items() if k in ("table", "setting")])]
+            [theirs[k] == v for k, v in their_where.items() if k in ("table", "setting")])]
         printed = rows_of.set_index("method")["value"]
         mine = summarize([r for r in records if r.metric == metric and
                           all(getattr(r, k) == v for k, v in where.items())]).set_index("method")["mean"]
@@ -320,6 +381,45 @@ def alignments_reading(records: Sequence[Record], folder) -> str:
                      for a in found)
 
 
+BUDGET_CASES = {setting.removeprefix("train="): dict(TRECQA_TEST, setting=setting) for setting in BUDGET_SETTINGS.values()}
+BUDGET_SEARCH = "tay2018_paper_budget_search"  # run_paper_budget's search table in notebook 04's folder
+
+
+def paper_budget_claims(records: Sequence[Record]) -> pd.DataFrame:
+    """CTRN − QRNN (:func:`ctrn_over_qrnn`) at the paper's TRAIN-ALL budget (:func:`run_paper_budget`), one row per
+    alignment and kind of overlap features that has records."""
+    def has(method: str, where: dict) -> bool:
+        return any(r.method == method and r.setting == where["setting"] for r in records)
+
+    tables = []
+    for ctrn in map(alignment_method, ALIGNMENTS):
+        cases = {label: where for label, where in BUDGET_CASES.items() if has(ctrn, where) and has("QRNN", where)}
+        if cases:
+            tables.append(ctrn_over_qrnn(records, cases, ctrn=ctrn))
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+
+def paper_budget_reading(records: Sequence[Record], folder) -> str:
+    """Notebook 04's committed words on TRAIN-ALL at the paper's budget (:func:`run_paper_budget`): the d DEV chose
+    per model, CTRN − QRNN per alignment and kind of overlap features (:func:`paper_budget_claims`), QRNN and CTRN
+    over the best floor."""
+    claims = paper_budget_claims(records)
+    if claims.empty:
+        return ("No records of TRAIN-ALL at the paper's budget in this folder: `reproq run --only 04 --param "
+                "PAPER_BUDGET=True --executor dask` trains them.")
+    lines = []
+    search = Path(folder) / f"{BUDGET_SEARCH}.csv"
+    if search.exists():
+        chosen = pd.read_csv(search).query("chosen")
+        lines.append("d chosen on DEV MAP (first seed): " + ", ".join(
+            f"{m} {d}" for m, d in chosen[["method", "d"]].itertuples(index=False)) + ".\n")
+    for ctrn, rows in claims.groupby("CTRN", sort=False):
+        lines.append(f"*{ctrn}* − QRNN:\n\n{ctrn_over_qrnn_reading(rows)}")
+    cases = {label: BUDGET_CASES[label] for label in claims["case"].unique()}
+    return "\n".join(lines) + "\n\nAgainst the best floor of the same evaluation:\n\n" + over_the_floor_reading(
+        over_the_floor(records, cases))
+
+
 def claims_reading(records: Sequence[Record], cases: Mapping[str, dict]) -> str:
     """CTRN over QRNN (:func:`ctrn_over_qrnn`), then each model over the best floor (:func:`over_the_floor`)."""
     floors = over_the_floor(records, cases)
@@ -333,6 +433,7 @@ QATARLIVING_WIKIQA_CASES = {"QatarLiving dev": dict(table="Table 5", dataset="qa
 READINGS = {  # notebook 04's and 06's committed words (reproq.report.readings)
     "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES),
     "alignments": alignments_reading,
+    "paper_budget": paper_budget_reading,
     "qatarliving_wikiqa": lambda records, folder: claims_reading(records, QATARLIVING_WIKIQA_CASES),
 }
 

@@ -27,16 +27,15 @@ eye, the paper's value is marked on it). The summary counts the verdicts per pap
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.results.records import KEYS, Record, claim, summarize
+from reproq.results.records import KEYS, Record, claim, read_records, summarize
 from reproq.papers import PAPERS
 from reproq.report.scope import FIGURES, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
@@ -85,21 +84,8 @@ def load_records(results_dir: Path | None = None, folder: str = "*") -> list[Rec
     """Every record under ``results_dir/<notebook>/*.jsonl`` (``folder``: one notebook's only), its notebook folder
     kept in ``config["where"]`` and its file's name (without ``__synthetic``) in ``config["file"]``."""
     root = Path(results_dir or paths.ROOT / "results")
-    records = []
-    for path in sorted(root.glob(f"{folder}/*.jsonl")):
-        for number, line in enumerate(path.read_text().splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                fields = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}, line {number}: not a JSON record ({exc.msg}); rerun the notebook "
-                                 f"{path.parent.name} to write it again") from None
-            fields["seeds"] = tuple(fields.get("seeds", ()))
-            fields["per_question"] = tuple(fields.get("per_question", ()))
-            fields["config"] = {"where": path.parent.name, "file": path.stem.removesuffix("__synthetic")}
-            records.append(Record(**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__}))
-    return records
+    return [replace(record, config={"where": path.parent.name, "file": path.stem.removesuffix("__synthetic")})
+            for path in sorted(root.glob(f"{folder}/*.jsonl")) for record in read_records(path)]
 
 
 def tolerance(metric: str, paper_value: float, printed: str = "") -> float:

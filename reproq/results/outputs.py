@@ -17,7 +17,7 @@ import pandas as pd
 from reproq import paths
 from reproq.atomic import read_json, replace_atomically, write_json, write_text
 from reproq.machine import describe
-from reproq.results.records import Provenance, Record, code_version
+from reproq.results.records import Provenance, Record, code_version, read_records
 from reproq.results.tables import compare, format_table, paper_layout, seeds_note, side_by_side
 
 
@@ -74,6 +74,12 @@ class Outputs:
         write_text(path, "".join(json.dumps(asdict(r), default=str) + "\n" for r in records))
         self._write_settings(path, synthetic=synthetic)
         return path
+
+    def read_records(self, name: str) -> list[Record]:
+        """The records an earlier run saved as ``name`` (:meth:`save_records`) in this notebook's folder; none where it
+        never did."""
+        path = self.results_dir / f"{name}.jsonl"
+        return read_records(path) if path.exists() else []
 
     def save_table(self, table: pd.DataFrame, name: str, *, synthetic: bool, caption: str = "",
                    markdown: pd.DataFrame | None = None) -> Path:

@@ -14,6 +14,7 @@ import json
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -47,6 +48,25 @@ class Record:
     wall_time_s: float | None = None
     machine: str = ""  # the CPU and the instructions its kernels use, torch's version (reproq.machine.describe)
     per_question: tuple[float, ...] = ()  # the metric of each evaluated question, in the split's order (6 decimals)
+
+
+def read_records(path: Path) -> list[Record]:
+    """The records of a ``.jsonl`` file (:meth:`reproq.results.Outputs.save_records`); ValueError naming the file and
+    line of one that is not a record."""
+    records = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            fields = json.loads(line)
+            fields["seeds"] = tuple(fields.get("seeds", ()))
+            fields["per_question"] = tuple(fields.get("per_question", ()))
+            records.append(Record(**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__}))
+        except (json.JSONDecodeError, TypeError, AttributeError) as exc:
+            what = f"not a JSON record ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else f"not a record ({exc})"
+            raise ValueError(f"{path}, line {number}: {what}; rerun the notebook {Path(path).parent.name} to write it "
+                             "again") from None
+    return records
 
 
 def code_version() -> str:

@@ -140,6 +140,17 @@ def test_a_checkpointed_run_resumes_to_the_same_numbers(sample, tmp_path):
     assert again.test == first.test and again.history == first.history
 
 
+def test_inputs_that_differ_only_in_their_features_never_share_a_checkpoint(sample):
+    # the raw and the normalised overlap features have the same files, vectors and vocabulary: before the key held
+    # what the model reads, the second variant resumed the first's finished checkpoint and was scored on its own data
+    config = TrainConfig(RankerConfig(method="CTRN", n_features=4))
+    raw, normalised = tiny_prepared("raw"), tiny_prepared("normalized")
+    assert tay2018.checkpoint_key(raw, config, 1) != tay2018.checkpoint_key(normalised, config, 1)
+    assert tay2018.checkpoint_key(raw, config, 1) == tay2018.checkpoint_key(tiny_prepared("raw"), config, 1)
+    _, vocab, pairs = sample
+    assert tay2018.checkpoint_key(tiny(pairs, vocab), config, 1) == tay2018.checkpoint_key(tiny(pairs, vocab), config, 1)
+
+
 def test_grid_picks_the_best_mean_dev_map(monkeypatch, sample):
     questions, vocab, pairs = sample
     scores = {1e-3: [0.5, 0.7], 1e-4: [0.65, 0.6]}  # means 0.6 and 0.625
