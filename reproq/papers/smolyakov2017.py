@@ -49,22 +49,26 @@ PAPER = Paper(
              ("Figure 15", "ROC curves of Siamese RNN and doc2vec (Experiment 3)")),
     claims=(Claim("adversarial > direct transfer to Android, LSTM (Table 7)", "LSTM-adversarial", "LSTM-direct",
                   "AUC(0.05)", dict(table="Table 7", dataset="android", split="test")),),
+    # TF-IDF fitted on Android's own corpus: an in-domain reference, not the paper's source-fitted baseline (§6.2)
+    beside=("fitted on Android (in-domain reference)",),
     stand_in={"android": "the Android corpus is not reachable here (its pair files are): the stand-in",
               "askubuntu": ASKUBUNTU},
     notebooks=("00_datasets", "01_lexical_baselines", "03_pooling_body_smolyakov", "09_domain_adaptation"),
 )
 
 
-SMOLYAKOV_HIDDEN = {"cnn": 700, "lstm": 128}  # Smolyakov & Srikant Table 6 budgets (see smolyakov_config)
+SMOLYAKOV_CNN = dict(widths=(1, 2, 3, 4, 5), filters=140)  # Table 3: "Kernel size [1-5] x 200" (200-d inputs)
+SMOLYAKOV_LSTM_HIDDEN = 128  # Table 3: "Hidden size 128 x 2"
 
 SMOLYAKOV_TABLE4_FILTERS = 250  # Smolyakov & Srikant Table 4: "Kernel size [2-6] x 250" (1,250 output channels)
 
 def smolyakov_config(p: QuestionRetrieval, encoder: str) -> TrainConfig:
     """Smolyakov & Srikant's in-domain setting (§3.2, §6.1, Table 3).
 
-    CNN: width 3 and 700 filters (420,700 parameters; the report's 420,600 = 3·200·701 is what 701 width-3
-    filters without bias would have: no width/filter count with a bias gives it exactly). LSTM:
-    bidirectional, 128 units per direction, torch's two biases (337,920, their count exactly). Mean
+    CNN: one convolution per kernel size 1–5 over the 200-d word vectors ("[1-5] × 200"), 140 filters each, 700 in
+    all: 420,700 parameters, where Table 6 prints 420,600. No measurement here accounts for the 100 (a count without
+    the 700 biases would be 420,000). LSTM: bidirectional, 128 units per direction, torch's two biases (337,920,
+    their count exactly). Mean
     pooling, margin 0.4, 40 negatives, titles cut at 10 words and bodies at 100 (or the profile's shorter
     cut), Adam lr 1e-3 with weight
     decay 1e-5 halved every 4 epochs, 32 queries a batch, 16 epochs. Not reported, so not copied: dropout
@@ -72,9 +76,10 @@ def smolyakov_config(p: QuestionRetrieval, encoder: str) -> TrainConfig:
     (the synthetic stand-in has no English stop words; on real data this is a known difference).
     """
     if encoder == "cnn":
-        settings = {"hidden_dim": scaled(SMOLYAKOV_HIDDEN["cnn"], p.scale), "width": 3}
+        widths = SMOLYAKOV_CNN["widths"]
+        settings = {"hidden_dim": len(widths) * scaled(SMOLYAKOV_CNN["filters"], p.scale), "width": widths}
     elif encoder == "lstm":
-        settings = {"hidden_dim": scaled(SMOLYAKOV_HIDDEN["lstm"], p.scale), "bidirectional": True, "one_bias": False}
+        settings = {"hidden_dim": scaled(SMOLYAKOV_LSTM_HIDDEN, p.scale), "bidirectional": True, "one_bias": False}
     else:
         raise ValueError(f"Smolyakov & Srikant trained 'cnn' and 'lstm', not {encoder!r}")
     return TrainConfig(
@@ -112,11 +117,17 @@ def smolyakov_params_records() -> list[Record]:
         records += Provenance(ARCHITECTURE).records(
             {"params": count_parameters(encoder)}, paper="smolyakov2017", table="Table 6", dataset="askubuntu",
             split="-", method=label, config=asdict(encoder.config),
-            variant="width 3, 700 filters" if name == "cnn" else "bidirectional, 128 per direction")
+            variant="widths 1-5, 140 filters each" if name == "cnn" else "bidirectional, 128 per direction")
     return records
 
 
+# Figure 9 is the schedule of every experiment: Adam at 1e-3, halved every 4 epochs, over Table 3's 16 epochs
+PAPER_SCHEDULE = smolyakov_config(profiles.get("paper").question_retrieval, "cnn")
+
 TABLE7 = dict(paper="smolyakov2017", table="Table 7", dataset="android", setting="source=askubuntu")
+# Table 7's TF-IDF is "trained on the source domain" (§6.2): term statistics of AskUbuntu, Android scored with them
+TFIDF_SOURCE = "fitted on AskUbuntu"
+TFIDF_IN_DOMAIN = PAPER.beside[0]  # fitted on Android itself: shown beside the paper, no verdict
 
 def auc_values(labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
     """The meter's AUC and AUC(0.05), and scikit-learn's McClish-standardised AUC(0.05)."""
@@ -138,10 +149,11 @@ def roc_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], *, title: st
     from sklearn.metrics import RocCurveDisplay
 
     fig, (full, low) = plt.subplots(1, 2, figsize=(12, 5))
-    for label, (y, s) in curves.items():
+    for i, (label, (y, s)) in enumerate(curves.items()):
         name = f"{label}: AUC(0.05) {auc_values(y, s)['AUC(0.05)']:.2f}"  # scikit-learn appends the whole AUC
+        style = dict(color=f"C{i}", linestyle=LINE_STYLES[i % len(LINE_STYLES)], linewidth=2.4 - 1.6 * i / len(curves))
         for ax in (full, low):
-            RocCurveDisplay.from_predictions(y, s, ax=ax, name=name)
+            RocCurveDisplay.from_predictions(y, s, ax=ax, name=name, curve_kwargs=style)
     for ax in (full, low):
         ax.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=0.8)
         ax.axvspan(0, 0.05, color="grey", alpha=0.15)
@@ -150,21 +162,41 @@ def roc_figure(curves: Mapping[str, tuple[np.ndarray, np.ndarray]], *, title: st
     low.set(xlim=(0, 0.1), title="FPR up to 0.1 (shaded: FPR ≤ 0.05, what AUC(0.05) measures)")
     full.set(title="whole curve (dashed: chance)")
     fig.legend(*full.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.suptitle(title)
+    same = coinciding(curves)
+    fig.suptitle(title + (f"\n(identical curves, drawn thinner on thicker: {'; '.join(' = '.join(g) for g in same)})"
+                          if same else ""))
     fig.tight_layout(rect=(0, 0.12 + 0.03 * ((len(curves) + 1) // 2), 1, 1))
     return fig
 
-def separation_histogram(labels: np.ndarray, scores: np.ndarray, *, title: str):
-    """Smolyakov & Srikant Figure 11: the scores of similar and of dissimilar pairs, each histogram normalised
-    (there are about 100 dissimilar pairs to each similar one)."""
-    import matplotlib.pyplot as plt
+LINE_STYLES = ("-", "--", "-.", ":")  # with a colour each, curves that coincide stay visible
+LAYER_MARKERS = ("o", "s", "^", "D")  # Figure 14: one per classifier layer, with its line style
 
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+
+def coinciding(curves: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> list[list[str]]:
+    """Groups of labels whose (labels, scores) are identical, so that their curves coincide (and the caption says so)."""
+    groups: dict[bytes, list[str]] = {}
+    for label, (y, s) in curves.items():
+        groups.setdefault(np.asarray(y).tobytes() + np.asarray(s, dtype=np.float64).tobytes(), []).append(label)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def separation_figure(labels: np.ndarray, scores: np.ndarray, *, title: str):
+    """Smolyakov & Srikant Figure 11: the scores of similar and of dissimilar pairs, each histogram normalised
+    (there are about 100 dissimilar pairs to each similar one), and the ROC curve the threshold traces, as the paper
+    pairs them ("by varying the threshold ... the ROC curve shown on the left")."""
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import RocCurveDisplay
+
+    fig, (roc, ax) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": (1, 1.4)})
+    RocCurveDisplay.from_predictions(labels, scores, ax=roc, name="TF-IDF")
+    roc.plot([0, 1], [0, 1], linestyle="--", color="black", linewidth=0.8)
+    roc.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC (dashed: chance)", aspect="auto")
     bins = np.linspace(scores.min(), scores.max(), 50)
     for value, name in ((0, "dissimilar pairs"), (1, "similar pairs")):
         ax.hist(scores[labels == value], bins=bins, density=True, alpha=0.6, label=f"{name} ({int((labels == value).sum()):,})")
-    ax.set(xlabel="score (cosine)", ylabel="density (each class normalised)", title=title)
+    ax.set(xlabel="score (cosine)", ylabel="density (each class normalised)", title="class separation")
     ax.legend()
+    fig.suptitle(title)
     fig.tight_layout()
     return fig
 
@@ -184,26 +216,35 @@ def in_domain_loss_figure(runs: Mapping[str, RunResult], *, title: str):
     return fig
 
 def training_figure(runs: Mapping[str, RunResult], *, title: str):
-    """Smolyakov & Srikant Figures 12–14 per run (``runs``: label -> run): the training loss per epoch (the total:
-    ranking plus domain loss), the domain classifier's loss and accuracy on a fixed sample of both domains, and the
-    mean gradient norm of each of its layers."""
+    """Smolyakov & Srikant Figures 12–14 per run (``runs``: label -> run), a colour per run: the training loss per
+    epoch (the total: ranking plus domain loss, Figure 12), the domain classifier's training loss (its cross entropy
+    on the training batches, mean over the epoch, Figure 13), the mean gradient norm of each of its layers (Figure
+    14: a line style per layer), and, beyond the paper, its accuracy on a fixed held sample of both domains."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    for label, run in runs.items():
+    fig, axes = plt.subplots(1, 4, figsize=(19, 4.2))
+    layers = sorted({c for run in runs.values() for h in run.history for c in h if c.startswith("grad_norm_layer")})
+    for i, (label, run) in enumerate(runs.items()):
         h = pd.DataFrame(run.history)
-        trained = h[h["epoch"] > 0]
-        axes[0].plot(trained["epoch"], trained["loss"], marker="o", label=label)
-        axes[1].plot(h["epoch"], h["domain_loss"], marker="o", label=f"{label}: loss")
-        axes[1].plot(h["epoch"], h["domain_accuracy"], marker="x", linestyle=":", label=f"{label}: accuracy")
-        for column in sorted(c for c in h if c.startswith("grad_norm_layer")):
-            axes[2].plot(trained["epoch"], trained[column], marker=".", label=f"{label}: {column[10:]}")
+        trained, color = h[h["epoch"] > 0], f"C{i}"
+        axes[0].plot(trained["epoch"], trained["loss"], marker="o", color=color, label=label)
+        axes[1].plot(trained["epoch"], trained["loss_domain"], marker="o", color=color, label=label)
+        for layer, style, marker in zip(layers, LINE_STYLES, LAYER_MARKERS):
+            axes[2].plot(trained["epoch"], trained[layer], marker=marker, markersize=4, color=color, linestyle=style)
+        axes[3].plot(h["epoch"], h["domain_accuracy"], marker="x", color=color, label=label)
     axes[0].set(xlabel="epoch", ylabel="training loss (ranking + domain)", title="total loss (Figure 12)")
-    axes[1].set(xlabel="epoch (0: untrained)", ylabel="cross entropy / accuracy", ylim=(0, None),
-                title="domain classifier on held samples (Figure 13)")
+    axes[1].set(xlabel="epoch", ylabel="binary cross entropy (training batches)",
+                title="discriminator training loss (Figure 13)")
     axes[2].set(xlabel="epoch", ylabel="mean gradient L2 norm", yscale="log", title="classifier gradients (Figure 14)")
+    axes[3].set(xlabel="epoch (0: untrained)", ylabel="accuracy (0.5: domains aligned)", ylim=(0, 1),
+                title="discriminator on held samples (not in the paper)")
+    axes[0].legend(fontsize=7, title="colour: run", title_fontsize=7)
+    axes[2].legend([Line2D([], [], color="black", linestyle=style, marker=marker, markersize=4)
+                    for style, marker in zip(LINE_STYLES[:len(layers)], LAYER_MARKERS)],
+                   [f"layer {layer.removeprefix('grad_norm_layer')}" for layer in layers], fontsize=7,
+                   title="line: classifier layer", title_fontsize=7)
     for ax in axes:
-        ax.legend(fontsize=6)
         ax.xaxis.get_major_locator().set_params(integer=True)
     fig.suptitle(title)
     fig.tight_layout()
@@ -226,16 +267,20 @@ def lambda_sweep_figure(sweep: pd.DataFrame, *, title: str):
     fig.tight_layout()
     return fig
 
-def learning_rate_figure(config, *, title: str):
-    """Smolyakov & Srikant Figure 9: the learning rate per epoch (halved every ``lr_halve_every`` epochs)."""
+def learning_rate_figure(config, *, title: str, trained: int | None = None):
+    """Smolyakov & Srikant Figure 9: the learning rate per epoch of ``config`` (halved every ``lr_halve_every``
+    epochs; :data:`PAPER_SCHEDULE` is the paper's), the first ``trained`` epochs shaded (what a profile runs)."""
     import matplotlib.pyplot as plt
 
     epochs = np.arange(1, config.epochs + 1)
     rates = [config.learning_rate(e) for e in epochs]
-    fig, ax = plt.subplots(figsize=(5, 3))
-    ax.step(epochs, rates, where="post", marker="o")
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    ax.step(epochs, rates, where="post", marker="o", label=f"{config.epochs} epochs, halved every {config.lr_halve_every}")
+    if trained:
+        ax.axvspan(0.5, trained + 0.5, color="grey", alpha=0.15, label=f"epochs this profile trains ({trained})")
     ax.set(xlabel="epoch", ylabel="learning rate (Adam)", title=title)
     ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -257,7 +302,7 @@ def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tup
         for h in run.history:
             values = {k: v for k, v in h.items() if k == "loss" or k.startswith(("loss_", "domain_", "grad_norm"))}
             for figure, keys in (("Figure 12", ("loss", "loss_ranking", "loss_domain")),
-                                 ("Figure 13", ("domain_loss", "domain_accuracy")),
+                                 ("Figure 13", ("loss_domain", "domain_loss", "domain_accuracy")),
                                  ("Figure 14", tuple(k for k in values if k.startswith("grad_norm")))):
                 present = {k: values[k] for k in keys if k in values and values[k] == values[k]}  # NaN: epoch 0 loss
                 records += provenance.records(present, table=figure, split="train", method=label,

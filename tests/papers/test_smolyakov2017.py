@@ -54,3 +54,36 @@ def test_lambda_is_chosen_on_android_dev_and_test_is_only_read():
     cnn_dev = mean[(mean.encoder == "CNN") & (mean.split == "dev")].set_index("lambda")
     assert cnn_dev.loc[0.1, "AUC(0.05)"] == pytest.approx(0.41) and cnn_dev["chosen on dev"].tolist() == [False, True, False]
     assert mean[mean["chosen on dev"]].groupby("encoder").size().tolist() == [2, 2]  # dev and test rows of each
+
+
+def test_figure13_records_the_discriminators_training_loss():
+    run = _run(1, [(0.9, 0.6), (0.5, 0.65)])
+    labels, scores = np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.4, 0.6])
+    records = smolyakov2017.figure_records(Provenance(), roc={}, runs={"CNN": run}, in_domain={},
+                                           histogram=(labels, scores), config=smolyakov2017.PAPER_SCHEDULE)
+    figure13 = {(r.setting, r.metric): r.value for r in records if r.table == "Figure 13"}
+    assert figure13[("epoch=2", "loss_domain")] == 0.65  # the paper's quantity: its loss on the training batches
+    figure9 = [r.value for r in records if r.table == "Figure 9"]
+    assert figure9 == [1e-3] * 4 + [5e-4] * 4 + [2.5e-4] * 4 + [1.25e-4] * 4  # 16 epochs, halved every 4
+
+
+def test_the_paper_cnn_has_one_convolution_per_kernel_size_1_to_5():
+    from reproq.models import build_encoder
+
+    config = smolyakov2017.smolyakov_config(profiles.get("paper").question_retrieval, "cnn")
+    cnn = build_encoder("cnn", **dict(config.encoder_settings))
+    assert cnn.widths == (1, 2, 3, 4, 5) and [c.out_channels for c in cnn.convs] == [140] * 5
+
+
+def test_coinciding_curves_are_named_and_drawn_visibly():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    labels, scores = np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.4, 0.6])
+    curves = {"CNN, direct": (labels, scores), "CNN, adversarial": (labels, scores.copy()),
+              "TF-IDF": (labels, np.array([0.8, 0.2, 0.7, 0.3]))}
+    assert smolyakov2017.coinciding(curves) == [["CNN, direct", "CNN, adversarial"]]
+    fig = smolyakov2017.roc_figure(curves, title="t")
+    assert "CNN, direct = CNN, adversarial" in fig._suptitle.get_text()
+    lines = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("CNN")]
+    assert len({(line.get_linestyle(), line.get_linewidth()) for line in lines}) == 2  # not one on top of the other
