@@ -43,8 +43,9 @@ def rankine_configs(r: Rankine) -> dict[str, TrainConfig]:
 
     Shared, as his §6.3 and §5.2 say: Adam; 20 sampled negatives; 16 query groups a batch ("8 and 16 worked pretty
     well"); Adam at 1e-3 (:func:`rankine_grid` searches his learning rates); a margin of 0.05 (his 0.01–0.05: "low margins ... prevented overfitting"); bodies cut at 40 words (his
-    clip); the title and the body through encoders of their own with a learned β (his "immediate modification ... to
-    get decent results"); fixed word vectors, no IDF scaling, no state normalisation, dropout 0.1 (his Lei-range
+    clip); the title and the body through encoders of their own (his "immediate modification ... to get decent
+    results") whose cosines one learned β mixes — our reading: he "considered" a trade-off and "wasn't able to
+    completely implement" it (§5.2, §6.4), so his Table 1 may have used none; fixed word vectors, no IDF scaling, no state normalisation, dropout 0.1 (his Lei-range
     search; he found lower better with bodies). Not reported, so not copied: the epochs. Weighted CBOW is the free weight per word (his first form); "Weighted CBOW (MLP)", the
     MLP-parameterised weights he also proposes, is not in his table; nor is the GRU with β from an MLP of both
     questions' title and body vectors (his §5.2 equation, which he did not run).

@@ -41,7 +41,9 @@ class DosSantosConfig:
     lr: float = 0.01  # Table 2: 0.01 for BOW-CNN, 0.05 for CNN alone; plain SGD (§2.5)
     gamma: float = 10.0  # §2.5, after Yih et al. 2011
     n_negatives: int = 20  # §2.5: 20 negatives drawn per positive pair, before training
-    pairs_per_batch: int = 20  # not reported (their Theano SGD); (q1, q2) pairs a step, each in both directions
+    # their SGD takes one pair a round (§2.5); ours, for speed, several (each in both directions), the loss summed over
+    # them so that each moves the weights at Table 2's rate (reproq.train.objectives.logistic_ranking_loss)
+    pairs_per_batch: int = 20
     epochs: int = 10  # not reported
     patience: int = 3  # not reported: stop after this many epochs without a better validation Acc@1
     max_train_pairs: int | None = None  # a cheaper epoch: the first pairs of each epoch's order (None: all)

@@ -41,7 +41,9 @@ def _better(value: float, best: float, mode: str) -> bool:
 
 class KeepBest(Callback):
     """Keep a copy of the model's state at the epoch with the best ``metric`` (first best on ties) in
-    ``state.best``. Lei et al.: "We used MRR to identify the best training epoch"."""
+    ``state.best``. Lei et al.: "We used MRR to identify the best training epoch". Only trained epochs are
+    candidates: the untrained model's record (epoch 0, :func:`reproq.train.loop.fit`'s ``evaluate_untrained``) is there
+    to compare with, and a run that kept it would report a network no update ever touched."""
 
     def __init__(self, metric: str = "dev_MRR", mode: str = "max"):
         if mode not in ("max", "min"):
@@ -53,19 +55,24 @@ class KeepBest(Callback):
             raise KeyError(f"KeepBest needs {self.metric!r} in the epoch record (found {sorted(record)}); "
                            "put the Evaluate callback before it")
         value = record[self.metric]
+        if record["epoch"] == 0:
+            return
         if state.best is None or _better(value, state.best["value"], self.mode):
             state.best = {"epoch": record["epoch"], "metric": self.metric, "value": value,
                           "model": {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}}
 
 
 class EarlyStopping(Callback):
-    """Stop after ``patience`` epochs without a better ``metric`` (taolei87/rcnn stops after 15)."""
+    """Stop after ``patience`` trained epochs without a better ``metric`` (taolei87/rcnn stops after 15); the untrained
+    model's epoch 0 is no candidate (as for :class:`KeepBest`)."""
 
     def __init__(self, metric: str = "dev_MRR", patience: int = 15, mode: str = "max"):
         self.metric, self.patience, self.mode = metric, patience, mode
 
     def on_epoch_end(self, state: FitState, model: torch.nn.Module, record: dict) -> None:
-        values = [r[self.metric] for r in state.history]
+        values = [r[self.metric] for r in state.history if r["epoch"] > 0]
+        if not values:
+            return
         best_at = 0
         for i, v in enumerate(values):
             if _better(v, values[best_at], self.mode):

@@ -81,14 +81,18 @@ class ContrastiveObjective:
 
 def logistic_ranking_loss(positive: torch.Tensor, negatives: torch.Tensor, *, gamma: float) -> torch.Tensor:
     r"""dos Santos et al. (2015) §2.5, after Yih et al. (2011): the logistic loss of the score difference to the
-    negative that scores highest (the smallest Δ), averaged over the N pairs:
+    negative that scores highest (the smallest Δ), summed over the N pairs:
 
-    .. math:: L = \log(1 + \exp(-\gamma \Delta)),\qquad \Delta = s(q, q^+) - \max_k s(q, q^-_k)
+    .. math:: L = \sum_{i=1}^{N} \log(1 + \exp(-\gamma \Delta_i)),\qquad \Delta = s(q, q^+) - \max_k s(q, q^-_k)
+
+    Summed, not averaged: their SGD takes one pair a round (§2.5) at Table 2's rate, so each pair of a step moves the
+    weights as far as in their round (the N pairs' gradients taken at the same weights); a mean would move each
+    N times less and make N times fewer updates an epoch.
 
     >>> round(logistic_ranking_loss(torch.tensor([0.5]), torch.tensor([[0.2, 0.4]]), gamma=10.0).item(), 4)
     0.3133
     """
-    return torch.nn.functional.softplus(-gamma * (positive - negatives.max(dim=1).values)).mean()
+    return torch.nn.functional.softplus(-gamma * (positive - negatives.max(dim=1).values)).sum()
 
 
 @dataclass(frozen=True)

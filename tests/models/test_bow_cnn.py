@@ -81,3 +81,12 @@ def test_finding_the_hardest_negative_first_changes_neither_loss_nor_gradient():
     for a, c in zip(*grads):
         torch.testing.assert_close(a, c, rtol=1e-10, atol=1e-12)
     assert len(b.narrowed(torch.tensor([[3, 0, 4]])).title) == 3  # only the named questions
+
+
+def test_the_loss_of_a_step_is_the_sum_of_its_pairs_losses():
+    # dos Santos et al. train one pair a round at Table 2's rate: a step of several pairs must move each as far
+    from reproq.train.objectives import logistic_ranking_loss
+
+    positive, negatives = torch.tensor([0.5, 0.1]), torch.tensor([[0.2, 0.4], [0.3, 0.0]])
+    each = [logistic_ranking_loss(positive[i:i + 1], negatives[i:i + 1], gamma=10.0) for i in range(2)]
+    torch.testing.assert_close(logistic_ranking_loss(positive, negatives, gamma=10.0), each[0] + each[1])

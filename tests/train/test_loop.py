@@ -137,6 +137,19 @@ def test_early_stopping_and_first_best():
     assert state.stop and state.best["epoch"] == 1
 
 
+def test_the_untrained_model_is_never_the_kept_epoch():
+    # epoch 0 (the untrained model) scores best: it is shown in the history, but a trained epoch is kept, and
+    # patience counts from the best trained epoch
+    seed_everything(0)
+    model = nn.Linear(6, 1)
+    values = iter([0.9, 0.5, 0.6, 0.55, 0.52, 0.51, 0.5])
+    state = fit(model, objective, torch.optim.SGD(model.parameters(), lr=0.0), batches, epochs=10,
+                callbacks=[Evaluate(lambda m: {"MRR": next(values)}), KeepBest("dev_MRR"),
+                           EarlyStopping("dev_MRR", patience=3), ProgressBar(10, disable=True)])
+    assert state.history[0]["epoch"] == 0 and state.history[0]["dev_MRR"] == 0.9
+    assert state.best["epoch"] == 2 and [r["epoch"] for r in state.history] == [0, 1, 2, 3, 4, 5]
+
+
 def test_a_non_finite_loss_names_the_epoch_and_batch():
     model = nn.Linear(6, 1)
     with pytest.raises(FloatingPointError, match="epoch 1, batch 1"):
