@@ -2,7 +2,11 @@
 
 ``torch.utils.cpp_extension.load`` compiles the source once per machine into torch's extension folder
 (``~/.cache/torch_extensions``, or ``$TORCH_EXTENSIONS_DIR``) and reloads it from there afterwards; it needs a C++
-compiler and ``ninja``. ``REPROQ_RCNN_KERNEL`` chooses: ``cpp`` (a failed build raises), ``python`` (the loops of
+compiler and ``ninja``. torch 2.13 guards a build with a ``lock`` file that only a clean exit removes: a process killed
+mid-build (Ctrl-C, the OOM killer, a cancelled job) leaves it, and every later ``load`` waits for it forever, silently
+(pytorch/pytorch#189245; fixed upstream after 2.13 by an OS lock). So the build runs under an OS lock of our own
+(``filelock``: released by the kernel when its holder dies), and whoever holds it removes a ``lock`` file left there,
+which no live build can then own. ``REPROQ_RCNN_KERNEL`` chooses: ``cpp`` (a failed build raises), ``python`` (the loops of
 :mod:`reproq.models.rcnn`), or unset / ``auto`` (the C++ kernel, else the Python loops with one warning naming why).
 """
 
@@ -30,17 +34,25 @@ _TARGET_FLAGS = {"AVX512": ["-mavx512f", "-mavx512dq", "-mavx512bw", "-mavx512vl
 _OPENMP_FLAGS = ["-fopenmp"] if torch.backends.openmp.is_available() else []
 
 
+BUILD_WAIT_S = 900  # how long to wait for another process's build of the kernel before running the Python loops
+
+
 @cache
 def _build() -> tuple[ModuleType | None, str | None]:
     """(the compiled module, None), or (None, why it could not be built)."""
     capability = torch.backends.cpu.get_cpu_capability()
+    name = f"reproq_rcnn_kernel_{capability.lower()}"
     try:
-        from torch.utils.cpp_extension import load
+        from filelock import FileLock
+        from torch.utils.cpp_extension import _get_build_directory, load
 
-        module = load(name=f"reproq_rcnn_kernel_{capability.lower()}", sources=[str(SOURCE)],
-                      extra_cflags=["-O3", *_TARGET_FLAGS.get(capability, []), *_OPENMP_FLAGS],
-                      extra_ldflags=_OPENMP_FLAGS)
-    except Exception as error:  # no compiler, no ninja, a build error: each is a reason to fall back
+        folder = Path(_get_build_directory(name, verbose=False))  # where load builds it (private, but the one rule)
+        with FileLock(folder.with_name(f"{folder.name}.reproq-lock"), timeout=BUILD_WAIT_S):
+            (folder / "lock").unlink(missing_ok=True)  # torch's, left by a killed build: nobody else builds now
+            module = load(name=name, sources=[str(SOURCE)], build_directory=str(folder),
+                          extra_cflags=["-O3", *_TARGET_FLAGS.get(capability, []), *_OPENMP_FLAGS],
+                          extra_ldflags=_OPENMP_FLAGS)
+    except Exception as error:  # no compiler, no ninja, a build error, a build elsewhere too long: fall back
         return None, f"{type(error).__name__}: {error}"
     return module, None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -202,3 +203,23 @@ def test_a_failed_build_falls_back_with_one_warning_or_raises_when_cpp_is_asked_
     with pytest.raises(RuntimeError, match="Ninja is required"):
         rcnn_kernel.kernel()
     rcnn_kernel._warn.cache_clear()
+
+
+def test_a_lock_left_by_a_killed_build_does_not_hang_the_next(monkeypatch, tmp_path):
+    # torch 2.13 waits forever on the 'lock' file of a build that was killed (pytorch/pytorch#189245): whoever holds
+    # our OS lock removes it before building
+    from torch.utils import cpp_extension
+
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    name = f"reproq_rcnn_kernel_{torch.backends.cpu.get_cpu_capability().lower()}"
+    folder = Path(cpp_extension._get_build_directory(name, verbose=False))
+    (folder / "lock").touch()  # what a build killed mid-way leaves behind
+    seen = {}
+
+    def load(**options):
+        seen.update(stale_lock=(folder / "lock").exists(), folder=options["build_directory"])
+        return "built"
+
+    monkeypatch.setattr(cpp_extension, "load", load)
+    assert rcnn_kernel._build.__wrapped__() == ("built", None)
+    assert seen == {"stale_lock": False, "folder": str(folder)}
