@@ -135,10 +135,14 @@ DEFAULT_THREADS = 1
 def threads(requested: int | None = None) -> int:
     """The thread count the notebooks' torch gets: ``requested``, else ``OMP_NUM_THREADS``, else
     :data:`DEFAULT_THREADS`."""
-    n = requested or int(os.environ.get("OMP_NUM_THREADS") or DEFAULT_THREADS)
-    if n < 1:
-        raise ValueError(f"threads must be >= 1, got {n}")
-    return n
+    if requested is not None:
+        if requested < 1:
+            raise ValueError(f"--threads must be 1 or more, got {requested}")
+        return requested
+    text = os.environ.get("OMP_NUM_THREADS") or str(DEFAULT_THREADS)
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(f"OMP_NUM_THREADS must be a whole number of 1 or more, got {text!r}: unset it or pass --threads N")
+    return int(text)
 
 
 @contextlib.contextmanager

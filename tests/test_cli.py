@@ -108,3 +108,27 @@ def test_a_build_folder_that_is_a_file_is_one_line(tmp_path, monkeypatch, capsys
     monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
     assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 2
     assert "REPROQ_BUILD points at" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("threads, environment, message", [
+    ("0", None, "--threads must be 1 or more, got 0"),
+    (None, "abc", "OMP_NUM_THREADS must be a whole number of 1 or more, got 'abc'"),
+])
+def test_a_bad_thread_count_is_one_line_naming_where_it_came_from(threads, environment, message, monkeypatch, capsys):
+    monkeypatch.setattr(cli.batch, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
+    if environment is None:
+        monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OMP_NUM_THREADS", environment)
+    argv = ["run", "--profile", "smoke", "--only", "00"] + (["--threads", threads] if threads else [])
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_python_dash_m_reproq_is_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "reproq", "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "reproq" in done.stdout and "run" in done.stdout
