@@ -10,6 +10,7 @@ import functools
 import hashlib
 import json
 import pickle
+import warnings
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
 
@@ -27,7 +28,9 @@ def save(directory: str | Path, payload: dict) -> Path:
 
 def load(directory: str | Path) -> dict | None:
     """The last checkpoint in ``directory``, or None when there is none. Read with ``weights_only=True``: tensors and
-    plain values only, so a file that would build any other object (a poisoned cache) is refused, never run."""
+    plain values only, so a file that would build any other object (a poisoned cache) is refused, never run. A file
+    that cannot be read at all (cut short, overwritten: this module never writes half a file) is set aside as
+    ``last.pt.damaged`` with one warning line, and the run trains again from the start."""
     path = Path(directory) / FILE
     if not path.is_file():
         return None
@@ -36,6 +39,12 @@ def load(directory: str | Path) -> dict | None:
     except pickle.UnpicklingError as exc:
         raise ValueError(f"{path}: refused, it holds more than tensors and plain values ({str(exc).splitlines()[0]}); "
                          "delete it and the run trains again") from None
+    except (RuntimeError, EOFError, OSError) as exc:  # torch's zip reader says RuntimeError for a damaged archive
+        damaged = path.with_name(f"{FILE}.damaged")
+        path.replace(damaged)
+        warnings.warn(f"{path} could not be read ({str(exc).splitlines()[0]}); set aside as {damaged.name}, the run "
+                      "trains again from the start", RuntimeWarning, stacklevel=2)
+        return None
 
 
 @functools.lru_cache(maxsize=1)

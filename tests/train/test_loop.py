@@ -150,6 +150,20 @@ def test_the_untrained_model_is_never_the_kept_epoch():
     assert state.best["epoch"] == 2 and [r["epoch"] for r in state.history] == [0, 1, 2, 3, 4, 5]
 
 
+def test_a_damaged_checkpoint_is_set_aside_and_the_run_trains_again(tmp_path):
+    model, state = run()  # the run as it goes uninterrupted
+    with pytest.raises(Kill):
+        run(tmp_path, extra=[KillAt(3)])
+    last = tmp_path / checkpoint.FILE
+    last.write_bytes(last.read_bytes()[:200])  # cut short: an unreadable archive
+    with pytest.warns(RuntimeWarning, match=r"last.pt could not be read .*trains again from the start"):
+        again, again_state = run(tmp_path)
+    assert (tmp_path / f"{checkpoint.FILE}.damaged").is_file()
+    assert plain(again_state.history) == plain(state.history)
+    for a, b in zip(again.state_dict().values(), model.state_dict().values()):
+        assert torch.equal(a, b)
+
+
 def test_a_non_finite_loss_names_the_epoch_and_batch():
     model = nn.Linear(6, 1)
     with pytest.raises(FloatingPointError, match="epoch 1, batch 1"):
