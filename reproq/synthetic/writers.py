@@ -4,9 +4,11 @@ that generates each config once (see :mod:`reproq.synthetic`)."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import shutil
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -153,16 +155,35 @@ def _write_android_corpus(root: Path, c: SyntheticConfig, structure: PairStructu
                 [f"{i}\t{' '.join(t)}\t{' '.join(b)}" for i, t, b in zip(structure.ids, titles, bodies)])
 
 
+def _digests(folder: Path) -> dict[str, str]:
+    """Each file's SHA-256 under ``folder`` (but the marker), by its path there."""
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != COMPLETE}
+
+
+def _intact(folder: Path) -> bool:
+    """Whether ``folder`` holds a finished stand-in whose files are those its :data:`COMPLETE` marker lists."""
+    try:
+        recorded = json.loads((folder / COMPLETE).read_text()).get("files")
+    except (OSError, ValueError):
+        return False
+    return recorded == _digests(folder)
+
+
 def materialize(config: SyntheticConfig, structure: PairStructure | None = None) -> Path:
     """The folder ``synthetic_dir()/<config_id>/`` holding the stand-in for ``config``, generated once (an Android
     corpus for real pair files' ``structure``: ``config.pairs_sha1`` names it, so it is part of the key).
 
-    Generation writes into a scratch folder, writes the :data:`COMPLETE` marker last and renames the
-    folder into place, so a reader never sees a half-written stand-in.
+    Generation writes into a scratch folder, writes the :data:`COMPLETE` marker last (with every file's SHA-256) and
+    renames the folder into place, so a reader never sees a half-written stand-in; a folder whose files no longer
+    match its marker (cut short, edited) is generated again, with one warning line.
     """
     target = paths.synthetic_dir() / config_id(config)
-    if (target / COMPLETE).is_file():
+    if _intact(target):
         return target
+    if (target / COMPLETE).is_file():
+        warnings.warn(f"{target}: the synthetic stand-in's files differ from what was generated there (or its marker "
+                      "lists none); generating it again", RuntimeWarning, stacklevel=2)
     scratch = target.with_name(f"{target.name}.part-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     try:
@@ -170,8 +191,9 @@ def materialize(config: SyntheticConfig, structure: PairStructure | None = None)
             write_askubuntu(scratch, config)
         else:
             write_android(scratch, config, structure)
-        (scratch / COMPLETE).write_text(json.dumps({"generator": GENERATOR_VERSION, **asdict(config)}, indent=1))
-        if not (target / COMPLETE).is_file():  # else another process finished first
+        (scratch / COMPLETE).write_text(json.dumps({"generator": GENERATOR_VERSION, **asdict(config),
+                                                    "files": _digests(scratch)}, indent=1))
+        if not _intact(target):  # else another process finished first
             shutil.rmtree(target, ignore_errors=True)  # an unfinished leftover
             os.replace(scratch, target)
     finally:

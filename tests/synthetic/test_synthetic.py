@@ -149,6 +149,18 @@ def test_materialize_generates_once():
     assert config_id(config) != config_id(SyntheticConfig(**SMALL))
 
 
+def test_a_damaged_stand_in_is_generated_again():
+    config = SyntheticConfig(domain="android", **SMALL)
+    folder = materialize(config)
+    corpus = folder / "android" / "corpus.tsv.gz"
+    whole = corpus.read_bytes()
+    corpus.write_bytes(whole[:100])  # cut short, under a COMPLETE marker
+    with pytest.warns(RuntimeWarning, match="differ from what was generated there"):
+        assert materialize(config) == folder
+    assert corpus.read_bytes() == whole
+    assert not list(folder.parent.glob("*.part-*"))
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(domain="stackoverflow"), "domain must be one of"),
     (dict(title_len=(5, 3)), "title_len must be"),
