@@ -31,7 +31,7 @@ from reproq.data import sources
 from reproq.machine import cpu_name
 from reproq.report import readings
 from reproq.peak_memory import PeakMemory
-from reproq.train import executors
+from reproq.train import executors, retrain as retraining
 
 PROFILES = tuple(profiles.PROFILES)
 EXECUTORS = executors.BACKENDS
@@ -238,14 +238,18 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
 
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,
         progress: bool = True, n_threads: int | None = None, executor: str = "local", address: str | None = None,
-        workers: int | None = None) -> Iterator[Outcome]:
+        workers: int | None = None, retrain: bool = False) -> Iterator[Outcome]:
     """Run the notebooks in order with ``threads(n_threads)`` threads each, their grids on ``executor`` (with
     ``address`` and ``workers`` for Dask: :mod:`reproq.train.executors`), yielding each outcome as it finishes; a
-    failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records."""
+    failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records.
+    ``retrain`` (implies ``force``) trains every run again: checkpoints and run records cached before this call are
+    not reused (:func:`reproq.train.retrain.reusable`)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
     check_parameters(chosen, parameters or {})
-    with thread_environment(threads(n_threads)), executor_environment(executor, address=address, workers=workers):
+    retrained = _environment({retraining.RETRAIN_BEFORE: repr(time.time()) if retrain else None})
+    with thread_environment(threads(n_threads)), executor_environment(executor, address=address, workers=workers), \
+            retrained:
         for nb in chosen:
-            yield run_notebook(nb, profile=profile, parameters=parameters, force=force, progress=progress)
+            yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain, progress=progress)

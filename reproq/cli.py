@@ -5,7 +5,7 @@
     reproq data status [DATASET ...]            a table: dataset, file, verified / missing / corrupt
     reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt or a
                                                 file of a dataset named here is missing
-    reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force] [--threads N]
+    reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force | --retrain] [--threads N]
                [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
                                                 execute the notebooks headless (papermill); parameters are
                                                 checked against the notebooks' parameters cells; one torch
@@ -112,7 +112,7 @@ def _run(args) -> int:
         parameters = dict(_parse_param(p) for p in args.param)
         for outcome in batch.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
-                                  address=args.address, workers=args.workers):
+                                  address=args.address, workers=args.workers, retrain=args.retrain):
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except batch.NotebookFailed as exc:
@@ -258,7 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 01 or 01_lexical_baselines")
     run.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                      help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
-    run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged")
+    run.add_argument("--force", action="store_true", help="run even if the inputs are unchanged (cached runs are reused)")
+    run.add_argument("--retrain", action="store_true",
+                     help="--force, and train every run again: checkpoints and run records cached before are not reused")
     run.add_argument("--threads", type=int, default=None, metavar="N",
                      help="torch threads per notebook (default: OMP_NUM_THREADS, else 1, as the committed results)")
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local",

@@ -157,3 +157,15 @@ def test_recording_a_cost_needs_no_torch():
             "from reproq.results import code_version; cpu_name(); code_version(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=paths.ROOT)
     assert out.stdout.strip() == "False"
+
+
+def test_retrain_reaches_the_kernels_and_forces_the_run(notebook_dir, monkeypatch):
+    monkeypatch.delenv("REPROQ_RETRAIN_BEFORE", raising=False)
+    write_notebook(notebook_dir / "00_retrain.ipynb",
+                   "import os; open('retrain.txt', 'a').write(os.environ.get('REPROQ_RETRAIN_BEFORE', '-') + '\\n')")
+    list(batch.run(profile="smoke", progress=False))
+    list(batch.run(profile="smoke", progress=False))  # unchanged inputs: skipped
+    list(batch.run(profile="smoke", progress=False, retrain=True))  # runs again, told to retrain
+    lines = (notebook_dir / "retrain.txt").read_text().splitlines()
+    assert lines[0] == "-" and len(lines) == 2 and float(lines[1]) > 0
+    assert "REPROQ_RETRAIN_BEFORE" not in os.environ  # restored after the batch

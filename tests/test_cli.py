@@ -132,3 +132,10 @@ def test_python_dash_m_reproq_is_the_command():
 
     done = subprocess.run([sys.executable, "-m", "reproq", "--help"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "reproq" in done.stdout and "run" in done.stdout
+
+
+def test_retrain_is_passed_to_the_runner(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(cli.batch, "run", lambda **options: seen.update(options) or iter(()))
+    assert cli.main(["run", "--profile", "smoke", "--only", "00", "--retrain"]) == 0
+    assert seen["retrain"] is True and seen["force"] is False  # --retrain implies --force inside the runner

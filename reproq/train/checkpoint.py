@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 from reproq.atomic import replace_atomically
+from reproq.train.retrain import reusable
 
 FILE = "last.pt"
 
@@ -32,7 +33,7 @@ def load(directory: str | Path) -> dict | None:
     that cannot be read at all (cut short, overwritten: this module never writes half a file) is set aside as
     ``last.pt.damaged`` with one warning line, and the run trains again from the start."""
     path = Path(directory) / FILE
-    if not path.is_file():
+    if not path.is_file() or not reusable(path):
         return None
     try:
         return torch.load(path, map_location="cpu", weights_only=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -25,6 +26,7 @@ from reproq import atomic
 from reproq.peak_memory import PeakMemory
 from reproq.train import checkpoint
 from reproq.train.executors import Executor, from_environment
+from reproq.train.retrain import reusable
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,10 @@ class RunStore:
         return checkpoint.folder(self.root, self.key(config, seed)) / "run.json"
 
     def load(self, config: Hashable, seed: int) -> RunResult | None:
-        record = atomic.read_json(self.path(config, seed), otherwise="the run is done again")
+        path = self.path(config, seed)
+        if path.is_file() and not reusable(path):  # `reproq run --retrain`
+            return None
+        record = atomic.read_json(path, otherwise="the run is done again")
         return None if record is None else RunResult(config, **record)
 
     def save(self, run: RunResult) -> None:
@@ -119,6 +124,9 @@ def run_grid(run_one: Callable[[Hashable, int], RunResult], configs: Sequence[Ha
     items = [(c, s) for c in configs for s in seeds]
     found = {item: None if store is None else store.load(*item) for item in items}
     missing = [item for item in items if found[item] is None]
+    if len(missing) < len(items):
+        print(f"{len(items) - len(missing)} of {len(items)} runs reused from {store.root} "
+              "(`reproq run --retrain` trains them again)", file=sys.stderr, flush=True)
 
     def done(i: int, run: RunResult) -> None:
         if store is not None:

@@ -53,3 +53,26 @@ def test_an_unknown_executor_is_named():
     with pytest.raises(ValueError, match="unknown executor 'ray'; choose one of local, dask"):
         executor("ray")
     assert executor("local").name == "local"
+
+
+def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, capsys):
+    from reproq.train import checkpoint, retrain
+
+    store, calls = RunStore(tmp_path, key=lambda config, seed: f"{config}{seed}".ljust(16, "0")), []
+
+    def counted(config, seed):
+        calls.append((config, seed))
+        return fake_run(config, seed)
+
+    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    checkpoint.save(tmp_path / "a1".ljust(16, "0"), {"epoch": 1})
+    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    assert len(calls) == 2 and "2 of 2 runs reused from" in capsys.readouterr().err  # said, not silent
+    written = store.path("a", 1).stat().st_mtime
+    monkeypatch.setenv(retrain.RETRAIN_BEFORE, repr(written + 1))  # `reproq run --retrain` started after they were
+    assert checkpoint.load(tmp_path / "a1".ljust(16, "0")) is None
+    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    assert calls[2:] == [("a", 1), ("a", 2)]
+    monkeypatch.setenv(retrain.RETRAIN_BEFORE, repr(written - 1))  # what this batch wrote itself is reused
+    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    assert len(calls) == 4
