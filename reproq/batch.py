@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -196,6 +197,7 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
                  progress: bool = True) -> Outcome:
     """Run one notebook unless its last successful run had the same inputs; raise NotebookFailed on error."""
     import papermill
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
     params = {"PROFILE": profile, **(parameters or {})}
@@ -216,10 +218,20 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
         raise NotebookFailed(f"{notebook.name} failed in the cell starting `{first_line}` (execution count "
                              f"{exc.exec_count}) with {exc.ename}: {exc.evalue}; the executed copy with the "
                              f"traceback is {executed}") from None
+    except DeadKernelError:
+        raise NotebookFailed(f"{notebook.name}: its kernel died (killed from outside, or out of memory: it had reached "
+                             f"{memory.peak_mb:,.0f} MB of this machine's {_total_memory_mb():,.0f} MB); fewer seeds "
+                             f"(-p 'SEEDS=[1]') or --profile smoke need less; the executed copy so far is "
+                             f"{executed}") from None
+    except CellTimeoutError as exc:
+        raise NotebookFailed(f"{notebook.name}: a cell ran past its time limit ({exc}); the executed copy so far is "
+                             f"{executed}") from None
+    except OSError as exc:  # the executed copy or a kernel file: a read-only or full folder, a missing kernel
+        raise NotebookFailed(f"{notebook.name} could not be run: {type(exc).__name__}: {exc}") from None
     seconds = time.time() - start
     from reproq.results import code_version
 
-    record_cost(profile, notebook.stem, {
+    _bookkeeping(record_cost, profile, notebook.stem, {
         "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "peak_memory_read": memory.how,
         "threads": threads(),
         "executor": os.environ.get(executors.ENVIRONMENT["executor"]) or "local",
@@ -228,12 +240,28 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     results_dir = paths.output_dirs(profile)[0]
     if results_dir == paths.ROOT / "results":  # the committed results: the notebook carries their words
-        readings.write(notebook, results_dir)
+        _bookkeeping(readings.write, notebook, results_dir)
     # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file)
-    atomic.write_json(stamp, {"fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1),
-                              "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                              "outputs": recorded_outputs(notebook, profile)})
+    _bookkeeping(atomic.write_json, stamp, {"fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1),
+                                            "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                            "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed)
+
+
+def _bookkeeping(write, *args) -> None:
+    """``write(*args)`` after a notebook finished (its cost, reading cells, stamp): a folder that refuses it (read-only,
+    full) costs one warning line, never the finished notebook (it only runs again next time)."""
+    try:
+        write(*args)
+    except OSError as exc:
+        print(f"reproq: warning: the notebook finished, but {getattr(write, '__name__', write)} could not write "
+              f"({type(exc).__name__}: {exc}); it will run again next time", file=sys.stderr, flush=True)
+
+
+def _total_memory_mb() -> float:
+    import psutil
+
+    return psutil.virtual_memory().total / 2**20
 
 
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,

@@ -169,3 +169,22 @@ def test_retrain_reaches_the_kernels_and_forces_the_run(notebook_dir, monkeypatc
     lines = (notebook_dir / "retrain.txt").read_text().splitlines()
     assert lines[0] == "-" and len(lines) == 2 and float(lines[1]) > 0
     assert "REPROQ_RETRAIN_BEFORE" not in os.environ  # restored after the batch
+
+
+def test_a_killed_kernel_is_one_line_naming_the_notebook_and_memory(notebook_dir):
+    write_notebook(notebook_dir / "00_killed.ipynb", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    with pytest.raises(batch.NotebookFailed, match=r"00_killed.ipynb: its kernel died \(killed from outside, or out "
+                                                   r"of memory: it had reached [\d,]+ MB of this machine's"):
+        list(batch.run(profile="smoke", progress=False))
+
+
+def test_a_folder_that_refuses_the_cost_record_does_not_fail_a_finished_notebook(notebook_dir, monkeypatch, capsys):
+    write_notebook(notebook_dir / "00_fine.ipynb", "x = 1")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", "pipeline_cost.json")
+
+    monkeypatch.setattr(batch, "record_cost", refuse)
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    err = capsys.readouterr().err
+    assert "the notebook finished, but refuse could not write (PermissionError" in err and "Traceback" not in err
