@@ -7,10 +7,11 @@ killed mid-write leaves only a scratch file, which later writes of the same targ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -22,6 +23,19 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # someone else's process: alive
         return True
     return True
+
+
+@contextlib.contextmanager
+def updating(path: str | Path) -> Iterator[Path]:
+    """Hold the lock of a file that several processes read, change and write back (``pipeline_cost.json``, a
+    ``settings.json``), so that none loses another's change: an OS lock on ``.<name>.lock`` beside it, released by the
+    kernel if its holder dies."""
+    from filelock import FileLock
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(path.with_name(f".{path.name}.lock")):
+        yield path
 
 
 def clear_stale_scratch(path: Path) -> None:

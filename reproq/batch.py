@@ -182,10 +182,10 @@ def executor_environment(name: str = "local", *, address: str | None = None, wor
 
 def record_cost(profile: str, notebook: str, cost: dict) -> Path:
     """Add (or replace) ``notebook``'s entry in the profile's ``pipeline_cost.json`` (atomically)."""
-    path = paths.output_dirs(profile)[0] / "pipeline_cost.json"
-    entries = atomic.read_json(path, otherwise="started afresh with this notebook") or {}
-    entries[notebook] = cost
-    atomic.write_json(path, dict(sorted(entries.items())))
+    with atomic.updating(paths.output_dirs(profile)[0] / "pipeline_cost.json") as path:
+        entries = atomic.read_json(path, otherwise="started afresh with this notebook") or {}
+        entries[notebook] = cost
+        atomic.write_json(path, dict(sorted(entries.items())))
     return path
 
 
@@ -195,7 +195,27 @@ def _stamp(profile: str, notebook: Path) -> Path:
 
 def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None, force: bool = False,
                  progress: bool = True) -> Outcome:
-    """Run one notebook unless its last successful run had the same inputs; raise NotebookFailed on error."""
+    """Run one notebook unless its last successful run had the same inputs; raise NotebookFailed on error, and when
+    another process runs the same notebook and profile in this checkout (they would write the same outputs)."""
+    from filelock import FileLock, Timeout
+
+    stamp = _stamp(profile, notebook)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    lock, holder = FileLock(stamp.with_suffix(".lock")), stamp.with_suffix(".pid")
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        pid = holder.read_text().strip() if holder.is_file() else "unknown"
+        raise NotebookFailed(f"{notebook.name} is already running (pid {pid}, profile {profile}) in this checkout; "
+                             "wait for it to finish or stop it") from None
+    try:
+        holder.write_text(str(os.getpid()))
+        return _run_notebook(notebook, profile=profile, parameters=parameters, force=force, progress=progress)
+    finally:
+        lock.release()
+
+
+def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, force: bool, progress: bool) -> Outcome:
     import papermill
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError

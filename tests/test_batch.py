@@ -188,3 +188,33 @@ def test_a_folder_that_refuses_the_cost_record_does_not_fail_a_finished_notebook
     assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
     err = capsys.readouterr().err
     assert "the notebook finished, but refuse could not write (PermissionError" in err and "Traceback" not in err
+
+
+def test_a_second_run_of_the_same_notebook_says_who_runs_it(notebook_dir):
+    write_notebook(notebook_dir / "00_busy.ipynb", "x = 1")
+    lock = paths.build_dir() / "runs" / "smoke" / "00_busy.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    (lock.with_suffix(".pid")).write_text("424242")
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from filelock import FileLock; "
+                               f"l = FileLock({str(lock)!r}); l.acquire(); print('held', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(batch.NotebookFailed, match=r"00_busy.ipynb is already running \(pid 424242, profile smoke\)"):
+            list(batch.run(profile="smoke", progress=False))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]  # its holder gone: runs
+
+
+def test_processes_updating_one_settings_file_keep_every_entry(tmp_path):
+    script = ("import sys; from reproq.results import Outputs; from reproq import paths\n"
+              "out = Outputs('00_race', profile='smoke')\n"
+              "for i in range(60):\n"
+              "    out.save_markdown('x', f'{sys.argv[1]}_{i}')\n")
+    env = {**os.environ, "REPROQ_BUILD": str(tmp_path / "build")}
+    writers = [subprocess.Popen([sys.executable, "-c", script, name], env=env) for name in ("a", "b")]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0]
+    settings = json.loads((tmp_path / "build" / "smoke" / "results" / "00_race" / "settings.json").read_text())
+    assert len(settings) == 120

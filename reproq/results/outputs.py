@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproq import paths
-from reproq.atomic import read_json, replace_atomically, write_json, write_text
+from reproq.atomic import read_json, replace_atomically, updating, write_json, write_text
 from reproq.machine import describe
 from reproq.results.records import Provenance, Record, code_version, read_records
 from reproq.results.tables import compare, format_table, paper_layout, seeds_note, side_by_side
@@ -62,10 +62,10 @@ class Outputs:
 
     def _write_settings(self, path: Path, **extra) -> None:
         """Record the settings behind ``path`` in ``settings.json`` beside it (one entry per output)."""
-        index = path.parent / "settings.json"
-        entries = read_json(index, otherwise="started afresh with this output") or {}
-        entries[path.name] = self.settings(**extra)
-        write_json(index, dict(sorted(entries.items())))
+        with updating(path.parent / "settings.json") as index:
+            entries = read_json(index, otherwise="started afresh with this output") or {}
+            entries[path.name] = self.settings(**extra)
+            write_json(index, dict(sorted(entries.items())))
 
     def save_records(self, records: Sequence[Record], name: str) -> Path:
         """Write records as JSON lines (``<name>.jsonl``)."""
