@@ -13,8 +13,10 @@ a crash, on another executor — skips what is done. Each record carries the pea
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import sys
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -74,7 +76,12 @@ class RunStore:
     """Each finished run's record as JSON in the run's checkpoint folder (``run.json`` in
     :func:`reproq.train.checkpoint.folder` of ``key(config, seed)``): what :func:`run_grid` skips. ``key`` must cover
     everything the numbers depend on (data, configuration, seed, code: :func:`reproq.train.checkpoint.key`). The
-    configuration is not stored: a record is read back for the configuration that asked for it."""
+    configuration is not stored: a record is read back for the configuration that asked for it.
+
+    A record is bound to itself and to its run's checkpoint: it keeps its own SHA-256 and the checkpoint's as they
+    were when the run finished, and a record whose numbers or checkpoint changed since is not reused (one warning
+    line; the run trains again). This catches a damaged or hand-edited cache, not a forger who recomputes the
+    digests: only training again proves a number."""
 
     def __init__(self, root: str | Path, key: Callable[[Hashable, int], str]):
         self.root, self.key = Path(root), key
@@ -92,12 +99,36 @@ class RunStore:
         if path.is_file() and not reusable(path):  # `reproq run --retrain`
             return None
         record = atomic.read_json(path, otherwise="the run is done again")
-        return None if record is None else RunResult(config, **record)
+        if record is None:
+            return None
+        digests = {name: record.pop(name, None) for name in ("record_sha256", "checkpoint_sha256")}
+        if digests != {"record_sha256": _digest(record), "checkpoint_sha256": _file_digest(path.with_name(checkpoint.FILE))}:
+            warnings.warn(f"{path}: the run's record or checkpoint changed since the run finished; it trains again",
+                          RuntimeWarning, stacklevel=2)
+            return None
+        return RunResult(config, **record)
 
     def save(self, run: RunResult) -> None:
-        record = {k: v for k, v in asdict(run).items() if k != "config"}
+        path = self.path(run.config, run.seed)
         # numpy scalars as the numbers they are, so that the record read back equals the run
-        atomic.write_text(self.path(run.config, run.seed), json.dumps(record, indent=1, default=_number) + "\n")
+        record = json.loads(json.dumps({k: v for k, v in asdict(run).items() if k != "config"}, default=_number))
+        record.update(record_sha256=_digest(record), checkpoint_sha256=_file_digest(path.with_name(checkpoint.FILE)))
+        atomic.write_text(path, json.dumps(record, indent=1) + "\n")
+
+
+def _digest(record: dict) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str | None:
+    """The SHA-256 of ``path``'s bytes; None where there is no such file."""
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _number(value) -> float | int:

@@ -64,8 +64,8 @@ def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, c
         calls.append((config, seed))
         return fake_run(config, seed)
 
-    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     checkpoint.save(tmp_path / "a1".ljust(16, "0"), {"epoch": 1})
+    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     assert len(calls) == 2 and "2 of 2 runs reused from" in capsys.readouterr().err  # said, not silent
     written = store.path("a", 1).stat().st_mtime
@@ -76,3 +76,23 @@ def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, c
     monkeypatch.setenv(retrain.RETRAIN_BEFORE, repr(written - 1))  # what this batch wrote itself is reused
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     assert len(calls) == 4
+
+
+@pytest.mark.parametrize("damage", ["a score", "the checkpoint"])
+def test_a_record_whose_numbers_or_checkpoint_changed_is_not_reused(tmp_path, damage):
+    import json
+
+    from reproq.train import checkpoint
+
+    store = RunStore(tmp_path, key=lambda config, seed: f"{config}{seed}".ljust(16, "0"))
+    checkpoint.save(store.path("a", 1).parent, {"epoch": 1})
+    store.save(fake_run("a", 1))
+    assert store.load("a", 1) is not None
+    if damage == "a score":  # the attack of issue 33: every score of a cached run.json set by hand
+        record = json.loads(store.path("a", 1).read_text())
+        record["scores"]["dev"]["MRR"] = 0.987654
+        store.path("a", 1).write_text(json.dumps(record))
+    else:
+        checkpoint.save(store.path("a", 1).parent, {"epoch": 2})
+    with pytest.warns(RuntimeWarning, match="changed since the run finished; it trains again"):
+        assert store.load("a", 1) is None
