@@ -231,8 +231,9 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     start, load_before = time.time(), os.getloadavg()
     try:
         with PeakMemory() as memory:
-            papermill.execute_notebook(str(notebook), str(executed), parameters=params, cwd=str(notebook.parent),
-                                       progress_bar=progress, kernel_name="python3")
+            _interruptible(lambda: papermill.execute_notebook(str(notebook), str(executed), parameters=params,
+                                                              cwd=str(notebook.parent), progress_bar=progress,
+                                                              kernel_name="python3"))
     except PapermillExecutionError as exc:
         first_line = next((line for line in exc.source.splitlines() if line.strip()), "")
         raise NotebookFailed(f"{notebook.name} failed in the cell starting `{first_line}` (execution count "
@@ -266,6 +267,48 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
                                             "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                             "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed)
+
+
+def _interruptible(execute) -> None:
+    """``execute()`` (papermill's run of a notebook) in a thread of its own, so that Ctrl-C stops it: run in the main
+    thread, nbclient takes SIGINT for itself (``async_setup_kernel``'s handler only shuts the kernel down) and keeps
+    waiting for the cell. On Ctrl-C the kernel and whatever it started (Dask workers) are stopped, and the
+    KeyboardInterrupt goes on to the command, which says so in one line (exit 130)."""
+    import threading
+
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            execute()
+        except BaseException as exc:  # handed to the caller below, in its own thread
+            raised.append(exc)
+
+    worker = threading.Thread(target=run, name="papermill", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        _stop_children()
+        worker.join(10)
+        raise
+    if raised:
+        raise raised[0]
+
+
+def _stop_children(grace_s: float = 3.0) -> None:
+    """Terminate every process this one started (a notebook's kernel and its children), then kill what is left."""
+    import psutil
+
+    children = psutil.Process().children(recursive=True)
+    for child in children:
+        with contextlib.suppress(psutil.Error):
+            child.terminate()
+    _, alive = psutil.wait_procs(children, timeout=grace_s)
+    for child in alive:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
 
 
 def _bookkeeping(write, *args) -> None:

@@ -218,3 +218,27 @@ def test_processes_updating_one_settings_file_keep_every_entry(tmp_path):
     assert [w.wait(timeout=300) for w in writers] == [0, 0]
     settings = json.loads((tmp_path / "build" / "smoke" / "results" / "00_race" / "settings.json").read_text())
     assert len(settings) == 120
+
+
+def test_ctrl_c_stops_a_running_notebook_with_one_line_and_its_kernel_gone(notebook_dir, tmp_path):
+    import signal
+    import time
+
+    import psutil
+
+    write_notebook(notebook_dir / "00_long.ipynb", "open('started', 'w').close()\nimport time\ntime.sleep(120)")
+    script = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # as in a terminal
+              "from pathlib import Path; from reproq import cli, paths\n"
+              f"paths.NOTEBOOKS_DIR = Path({str(notebook_dir)!r})\n"
+              "sys.exit(cli.main(['run', '--profile', 'smoke']))\n")
+    runner = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "REPROQ_BUILD": str(tmp_path / "build")})
+    deadline = time.time() + 120
+    while not (notebook_dir / "started").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    kernels = psutil.Process(runner.pid).children(recursive=True)
+    runner.send_signal(signal.SIGINT)
+    assert runner.wait(timeout=30) == 130
+    err = runner.stderr.read()
+    assert "reproq: interrupted" in err and "Traceback" not in err
+    assert kernels and not any(k.is_running() and k.status() != psutil.STATUS_ZOMBIE for k in kernels)
