@@ -22,3 +22,14 @@ def test_the_reliability_counts_are_the_bad_input_corpus():
     boms = [p for p in (paths.ROOT / "tests" / "fixtures" / "bad").iterdir() if "_bom" in p.name]
     assert f"**{len(bad)} bad inputs, {len(bad)} clear errors**" in readme
     assert f"{len(boms)} more files that start with a byte-order mark" in readme
+
+
+def test_every_test_the_readme_names_exists():
+    # a promise names the test that holds it: `tests/x.py::test_y`, and `…::test_z` for another test of the same file
+    readme, current, named = (paths.ROOT / "README.md").read_text(), None, []
+    for path, name in re.findall(r"`(?:(tests/[\w/]+\.py)|…)::(test_\w+)`", readme):
+        current = path or current
+        named.append((current, name))
+    assert len(named) >= 10
+    missing = [f"{f}::{n}" for f, n in named if f"def {n}(" not in (paths.ROOT / f).read_text()]
+    assert not missing, f"the README names tests that do not exist: {missing}"
