@@ -43,7 +43,8 @@ class KeepBest(Callback):
     """Keep a copy of the model's state at the epoch with the best ``metric`` (first best on ties) in
     ``state.best``. Lei et al.: "We used MRR to identify the best training epoch". Only trained epochs are
     candidates: the untrained model's record (epoch 0, :func:`reproq.train.loop.fit`'s ``evaluate_untrained``) is there
-    to compare with, and a run that kept it would report a network no update ever touched."""
+    to compare with, and a run that kept it would report a network no update ever touched. (A run of 0 epochs keeps
+    it: it asked for the untrained model.)"""
 
     def __init__(self, metric: str = "dev_MRR", mode: str = "max"):
         if mode not in ("max", "min"):
@@ -55,9 +56,10 @@ class KeepBest(Callback):
             raise KeyError(f"KeepBest needs {self.metric!r} in the epoch record (found {sorted(record)}); "
                            "put the Evaluate callback before it")
         value = record[self.metric]
-        if record["epoch"] == 0:
+        untrained = record["epoch"] == 0  # kept only while no trained epoch exists (a run of 0 epochs)
+        if untrained and state.best is not None:
             return
-        if state.best is None or _better(value, state.best["value"], self.mode):
+        if state.best is None or state.best["epoch"] == 0 or _better(value, state.best["value"], self.mode):
             state.best = {"epoch": record["epoch"], "metric": self.metric, "value": value,
                           "model": {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}}
 
