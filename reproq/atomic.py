@@ -8,6 +8,7 @@ killed mid-write leaves only a scratch file, which later writes of the same targ
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import warnings
@@ -23,6 +24,15 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # someone else's process: alive
         return True
     return True
+
+
+def sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, read a MiB at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @contextlib.contextmanager

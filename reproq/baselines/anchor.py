@@ -14,7 +14,6 @@ to ``build/anchor/``, matches its pinned SHA-256 (:data:`FILES`): the weights ar
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import shutil
 import zipfile
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reproq import paths
+from reproq import atomic, paths
 from reproq.data.qa import QAQuestion
 
 NAME = "all-MiniLM-L6-v2"
@@ -52,14 +51,6 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("all_minilm_l6_v2", "sentence_transformers"))
 
 
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def verify(folder: Path) -> None:
     """ValueError naming the first file of ``folder`` that is not exactly one of :data:`FILES`."""
     found = {str(p.relative_to(folder)): p for p in sorted(Path(folder).rglob("*")) if p.is_file()}
@@ -68,7 +59,7 @@ def verify(folder: Path) -> None:
             raise ValueError(f"{folder / name}: not a file of {NAME}; remove {folder} and load again")
         if name not in found:
             raise ValueError(f"{folder / name}: missing; remove {folder} and load again")
-        if sha256(found[name]) != FILES[name]:
+        if atomic.sha256(found[name]) != FILES[name]:
             raise ValueError(f"{folder / name}: its SHA-256 is not the pinned one; remove {folder} and load again")
 
 

@@ -4,7 +4,6 @@ that generates each config once (see :mod:`reproq.synthetic`)."""
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import os
 import shutil
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reproq import paths
+from reproq import atomic, paths
 from reproq.baselines.bm25 import BM25, BM25Config
 from reproq.synthetic.config import (COMPLETE, DOMAINS, GENERATOR_VERSION, PairStructure, SyntheticConfig,
                                           config_id)
@@ -157,7 +156,7 @@ def _write_android_corpus(root: Path, c: SyntheticConfig, structure: PairStructu
 
 def _digests(folder: Path) -> dict[str, str]:
     """Each file's SHA-256 under ``folder`` (but the marker), by its path there."""
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+    return {p.relative_to(folder).as_posix(): atomic.sha256(p)
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != COMPLETE}
 
 

@@ -122,13 +122,7 @@ def _digest(record: dict) -> str:
 
 def _file_digest(path: Path) -> str | None:
     """The SHA-256 of ``path``'s bytes; None where there is no such file."""
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return atomic.sha256(path) if path.is_file() else None
 
 
 def _number(value) -> float | int:
