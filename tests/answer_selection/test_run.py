@@ -260,3 +260,48 @@ def test_the_budget_ablation_trains_each_budget_and_reads_test_where_dev_chose(m
     assert seen == [("QRNN", 3, 200, False), ("QRNN", 5, None, False), ("CTRN", 3, 200, False), ("CTRN", 5, None, False)]
     assert list(table["budget"]) == ["cpu", "paper"] * 2 and list(table["chosen"]) == [False, True, True, False]
     assert table["TEST MAP"].notna().tolist() == [False, True, True, False]  # per method, TEST once, where DEV chose
+
+
+def test_the_papers_budget_searches_d_on_dev_then_trains_every_seed_at_the_chosen_d(monkeypatch):
+    """run_paper_budget, trained by a fake grid: DEV MAP chooses d per method (TEST never read to choose), the chosen d
+    is trained with every seed, with the normalised features only QRNN and CTRN, and the floors come under each
+    setting."""
+    from reproq.results import Provenance, Record
+    from reproq.train.grid import GridResult
+
+    dev_map = {("QRNN", 64): .70, ("QRNN", 128): .74, ("CTRN", 64): .73, ("CTRN", 128): .71,
+               (paper.alignment_method("ceil"), 64): .60, (paper.alignment_method("ceil"), 128): .65}
+    grids = []
+
+    def fake_grid(data, configs, seeds, **kw):
+        kind = "normalized" if data.splits["train"].features.max() <= 0.5 else "raw"
+        grids.append((kind, [(c.method, c.ranker.alignment, c.ranker.hidden_dim, c.epochs, c.max_batches)
+                             for c in configs], list(seeds)))
+        methods = {c: ("CTRN" if c.method == "CTRN" and c.ranker.alignment == "literal" else
+                       paper.alignment_method(c.ranker.alignment) if c.method == "CTRN" else c.method)
+                   for c in configs}
+        scores = lambda c: {split: {"MAP": dev_map[methods[c], c.ranker.hidden_dim] + (split != "dev") * 0.1,
+                                    "MRR": 0.5} for split in ("dev", "test", "test_clean")}
+        runs = {c: [tay2018.RunResult(c, s, [], 5, 5, scores(c), 0, 0.0) for s in seeds] for c in configs}
+        return GridResult(runs, configs[0])
+
+    monkeypatch.setattr(paper, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
+    monkeypatch.setattr(tay2018, "run_grid", fake_grid)
+    floor = Record("tay2018", "Table 6", "trecqa", "test", "floor: BM25", "train=TRAIN-ALL", "MAP", 0.6, seeds=(0,))
+    other = Record("tay2018", "Table 6", "trecqa", "test", "floor: BM25", "train=TRAIN", "MAP", 0.6, seeds=(0,))
+    methods = ["QRNN", "CTRN", paper.alignment_method("ceil")]
+    search, records = paper.run_paper_budget("trecqa", profiles.get("cpu").answer_selection, "word2vec", methods,
+                                             [1, 2, 3], [64, 128], Provenance(code_version="test"), [floor, other])
+    assert search.query("chosen")[["method", "d"]].values.tolist() == [["QRNN", 128], ["CTRN", 64],
+                                                                      [paper.alignment_method("ceil"), 128]]
+    assert [g[0] for g in grids] == ["raw", "raw", "normalized"]
+    assert grids[0][2] == [1] and len(grids[0][1]) == 6  # the search: every method and d, the first seed
+    assert {c[3:] for c in grids[0][1]} == {(5, None)}  # the paper's 5 full passes
+    assert grids[1][1] == [("QRNN", "literal", 128, 5, None), ("CTRN", "literal", 64, 5, None),
+                           ("CTRN", "ceil", 128, 5, None)] and grids[1][2] == [1, 2, 3]
+    assert [c[:3] for c in grids[2][1]] == [("QRNN", "literal", 128), ("CTRN", "literal", 64)]  # normalised
+    by_setting = {s: {r.method for r in records if r.setting == s} for s in paper.BUDGET_SETTINGS.values()}
+    assert by_setting == {paper.BUDGET_SETTINGS["raw"]: set(methods) | {"floor: BM25"},
+                          paper.BUDGET_SETTINGS["normalized"]: {"QRNN", "CTRN", "floor: BM25"}}
+    assert {r.split for r in records if r.method == "QRNN"} == {"test", "test-clean", "dev"}
+    assert len([r for r in records if r.method == "QRNN" and r.split == "test" and r.metric == "MAP"]) == 6

@@ -42,3 +42,28 @@ def test_ctrn_over_qrnn_pairs_seeds_and_keeps_the_anchor_and_other_readings_apar
     assert (row["best floor"], row["floor's"], row["anchor (zero-shot)"]) == ("BM25", 0.65, 0.80)
     assert "the external anchor (all-MiniLM-L6-v2 zero-shot, never trained here), 0.800" in \
         tay2018.ctrn_over_qrnn_reading(tay2018.ctrn_over_qrnn(records, {"TRAIN": where}))
+
+
+def test_the_papers_budget_reading_gives_each_alignment_and_feature_kind_its_verdict(tmp_path):
+    from reproq.results import Record
+
+    raw, normalised = tay2018.BUDGET_SETTINGS["raw"], tay2018.BUDGET_SETTINGS["normalized"]
+    values = {(raw, "QRNN"): (.70, .71, .72), (raw, "CTRN"): (.60, .61, .62),
+              (raw, tay2018.alignment_method("ceil")): (.75, .76, .77), (raw, "floor: BM25"): (.65,),
+              (normalised, "QRNN"): (.70, .70, .71), (normalised, "CTRN"): (.70, .71, .70),
+              (normalised, "floor: BM25"): (.65,)}
+    records = [Record("tay2018", "Table 6", "trecqa", "test", method, setting, "MAP", value, seeds=(seed,))
+               for (setting, method), runs in values.items() for seed, value in enumerate(runs)]
+    claims = tay2018.paper_budget_claims(records)
+    assert claims[["CTRN", "case"]].values.tolist() == [
+        ["CTRN", "TRAIN-ALL, 5 passes"], ["CTRN", "TRAIN-ALL, 5 passes, normalised features"],
+        [tay2018.alignment_method("ceil"), "TRAIN-ALL, 5 passes"]]  # no ceil CTRN with the normalised features
+    assert claims["CTRN > QRNN"].tolist()[::2] == ["contradicted", "confirmed"]
+    assert claims["paper"].notna().all()  # beside the paper's TRAIN-ALL column
+    (tmp_path / f"{tay2018.BUDGET_SEARCH}.csv").write_text("method,d,DEV MAP,chosen\nQRNN,64,0.7,False\n"
+                                                          "QRNN,128,0.8,True\nCTRN,64,0.7,True\n")
+    reading = tay2018.paper_budget_reading(records, tmp_path)
+    assert reading.startswith("d chosen on DEV MAP (first seed): QRNN 128, CTRN 64.")
+    assert "*CTRN (ceil alignment)* − QRNN" in reading and "Against the best floor" in reading
+    assert "No records" in tay2018.paper_budget_reading([r for r in records if r.setting == "-"], tmp_path)
+
