@@ -17,7 +17,7 @@
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
                                                 the verdict counts into README.md, one page per paper into
-                                                results/12_report/<paper>.md, the notebooks' reading cells
+                                                results/13_report/<paper>.md, the notebooks' reading cells
                                                 and a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
@@ -180,7 +180,7 @@ def _report(args) -> int:
         if scope.update_readme(paths.ROOT / "README.md", verdicts.counts_markdown(built.counts, built.claims, built.rows),
                                block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
-        for written in pages.write_pages(built, results.Outputs("12_report", profile="cpu")):
+        for written in pages.write_pages(built, results.Outputs("13_report", profile="cpu")):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
         for notebook in batch.notebooks():
             if readings.write(notebook, built.results_dir):
@@ -286,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_argument("--out", default=None, metavar="DIR",
                                 help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
-                                help="also the verdict counts into README.md, the papers' pages into results/12_report/ "
+                                help="also the verdict counts into README.md, the papers' pages into results/13_report/ "
                                      "and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
 

@@ -1,4 +1,4 @@
-"""One committed Markdown page per paper (results/12_report/<paper>.md), made from the committed records."""
+"""One committed Markdown page per paper (results/13_report/<paper>.md), made from the committed records."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def built():
 
 @pytest.mark.parametrize("paper", list(PAPERS))
 def test_each_papers_page_is_the_one_the_committed_records_give(built, paper):
-    page = paths.ROOT / "results" / "12_report" / f"{paper}.md"
+    page = paths.ROOT / "results" / "13_report" / f"{paper}.md"
     assert page.is_file(), f"{page} is missing: run notebook 12 or `reproq report --write`"
     assert page.read_text() == pages.paper_page(built, paper), f"{page} is stale: run `reproq report --write`"
 
@@ -31,7 +31,7 @@ def test_a_page_has_every_item_in_the_papers_order_and_its_links_resolve(built, 
                                      {(p, f) for p, f in zip(built.figures.paper, built.figures.figure)},
                                      key=lambda pi: verdicts.item_order(*pi)) if p == paper]
     assert items == expected
-    folder = paths.ROOT / "results" / "12_report"
+    folder = paths.ROOT / "results" / "13_report"
     links = re.findall(r"\]\(([^)]+)\)", text)
     assert links, "a page links the notebooks' tables and the figures"
     assert [link for link in links if not (folder / link).resolve().is_file()] == []

@@ -172,4 +172,4 @@ def test_the_papers_table_lists_each_item_under_its_status(fake):
     text = scope.papers_markdown(scope.scope_table(results, csv))
     lei = next(line for line in text.splitlines() if line.startswith("| Lei"))
     # Table 2 has a real record; Table 10 only synthetic ones; the figures nothing
-    assert lei.split(" | ")[2:] == ["Table 2", "Table 10", "Figures 3, 4, 5", "[lei2016](results/12_report/lei2016.md) |"]
+    assert lei.split(" | ")[2:] == ["Table 2", "Table 10", "Figures 3, 4, 5", "[lei2016](results/13_report/lei2016.md) |"]

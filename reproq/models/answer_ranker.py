@@ -4,7 +4,8 @@ Front end (§Embedding + Projection): fixed pre-trained word vectors (n-d, a buf
 trainable n × m projection shared by question and answer ("we initialize and fix this layer with pretrained
 embeddings while connecting to a n × m projection layer").
 
-- **Pointwise** (QRNN, CTRN, LSTM, BiLSTM): a pair encoder gives per-step states of q and a; temporal mean
+- **Pointwise** (QRNN, CTRN, LSTM, BiLSTM; and, beyond the paper, the other papers' encoders CNN, GRU, RCNN and
+  CBOW, for notebook 12's side-by-side table): a pair encoder gives per-step states of q and a; temporal mean
   pooling over the real tokens; the two vectors concatenated (with the four word-overlap features of
   Severyn & Moschitti on TrecQA, "concatenated before the dense layers"); 1–3 dense layers; a 2-class
   softmax (Eq. 2). ``forward(batch)`` gives the two logits; ``score(batch)`` ranks by logit₁ − logit₀, the
@@ -34,7 +35,10 @@ from reproq.models.embedding import WordEmbedding
 from reproq.models.pooling import mean_state
 from reproq.models.qrnn import QRNNConfig
 
-POINTWISE = ("QRNN", "CTRN", "LSTM", "BiLSTM")
+# the sequence encoders of the other papers (reproq.models registry name; sizes from RankerConfig): Lei et al.'s CNN
+# (width ap_width), GRU and RCNN (order width), Rankine's CBOW (states tanh(W x + b), m-d)
+OTHER_ENCODERS = {"CNN": "cnn", "GRU": "gru", "RCNN": "rcnn", "CBOW": "cbow"}
+POINTWISE = ("QRNN", "CTRN", "LSTM", "BiLSTM", *OTHER_ENCODERS)
 PAIRWISE = ("AP-CNN", "AP-BiLSTM")
 METHODS = POINTWISE + PAIRWISE
 
@@ -81,6 +85,11 @@ def build_pair_encoder(config: RankerConfig) -> nn.Module:
         encoder = build_encoder("cnn", input_dim=m, hidden_dim=d, width=config.ap_width)
     elif config.method == "LSTM":
         encoder = build_encoder("lstm", input_dim=m, hidden_dim=d)
+    elif config.method in OTHER_ENCODERS:
+        name = OTHER_ENCODERS[config.method]
+        sizes = {"cnn": dict(hidden_dim=d, width=config.ap_width), "gru": dict(hidden_dim=d),
+                 "rcnn": dict(hidden_dim=d, order=config.width), "cbow": {}}[name]
+        encoder = build_encoder(name, input_dim=m, **sizes)
     else:  # BiLSTM, AP-BiLSTM
         encoder = build_encoder("lstm", input_dim=m, hidden_dim=d, bidirectional=True)
     return Siamese(encoder)

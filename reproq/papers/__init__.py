@@ -4,7 +4,10 @@
 - :mod:`~reproq.papers.tay2018` — Tay et al. 2018, QRNN and CTRN for answer ranking;
 - :mod:`~reproq.papers.dossantos2015` — dos Santos et al. 2015, BOW-CNN;
 - :mod:`~reproq.papers.smolyakov2017` — Smolyakov & Srikant 2017, AskUbuntu → Android domain adaptation;
-- :mod:`~reproq.papers.rankine2016` — Rankine 2016, CBOW and GRU variants.
+- :mod:`~reproq.papers.rankine2016` — Rankine 2016, CBOW and GRU variants;
+
+and what none of them has: :mod:`~reproq.papers.side_by_side`, every encoder of the five on the real answer-ranking
+data under one protocol.
 
 Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
 its configurations at a profile's scale, its tables' and figures' builders, and the readings its notebooks' committed
@@ -14,12 +17,13 @@ evaluation, training runs) stays in the task packages.
 
 from __future__ import annotations
 
-from reproq.papers import dossantos2015, lei2016, rankine2016, smolyakov2017, tay2018
+from reproq.papers import dossantos2015, lei2016, rankine2016, side_by_side, smolyakov2017, tay2018
 from reproq.papers.paper import Claim, Paper
 
 MODULES = (lei2016, tay2018, dossantos2015, smolyakov2017, rankine2016)
 PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in MODULES}
 # "<paper>.<name>" -> reading(records of a notebook's results folder, the folder) -> Markdown (reproq.report.readings)
-READINGS = {f"{m.PAPER.key}.{name}": reading for m in MODULES for name, reading in getattr(m, "READINGS", {}).items()}
+READINGS = {f"{key}.{name}": reading for key, module in [*((m.PAPER.key, m) for m in MODULES), ("side_by_side", side_by_side)]
+            for name, reading in getattr(module, "READINGS", {}).items()}
 
 __all__ = ["MODULES", "PAPERS", "READINGS", "Claim", "Paper"]

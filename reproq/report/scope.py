@@ -135,7 +135,7 @@ def papers_markdown(table: pd.DataFrame) -> str:
         mine = table[table.paper == key]
         built = [_items(list(mine[mine.status == s].item)) or "—"
                  for s in ("real data", "synthetic stand-in only", "not built")]
-        page = f"[{key}](results/12_report/{key}.md)"
+        page = f"[{key}](results/13_report/{key}.md)"
         lines.append(f"| {paper.citation} | {paper.has} | " + " | ".join(built) + f" | {page} |")
     return "\n".join(lines) + "\n"
 

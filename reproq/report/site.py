@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproq import atomic, paths
-from reproq.papers import PAPERS
+from reproq.papers import PAPERS, side_by_side
 from reproq.report import verdicts
 from reproq.results.records import code_version
 from reproq.report.scope import scope_table
@@ -162,6 +162,15 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
                                      f"(<code>{html.escape(file)}</code>):</b></p>{said}</blockquote>")
             stem = f"{paper}_{item.lower().replace(' ', '')}_"  # a table's own plots (tay2018_table6_seeds.png)
             parts += [image(str(p), f"{_short(paper)} {item}: {p.stem}") for p in pngs if p.stem.startswith(stem)]
+    beyond = side_by_side.table(built.records)
+    if len(beyond):  # the table no paper has (notebook 12): no verdict against a paper, each encoder against the floor
+        parts.append("<h2 id='side-by-side'>Beyond the papers: every encoder under one protocol</h2><p>Each sequence "
+                     "encoder of the five papers in Tay et al.'s pointwise ranker with the same inputs and budget "
+                     "(<code>reproq/papers/side_by_side.py</code>): MAP with its 95 % interval over questions and "
+                     "seeds, and its difference from the best floor of the same split, paired; the zero-shot anchor "
+                     "beside them, in no verdict.</p>" + beyond.round(3).to_html(index=False, border=0, na_rep=""))
+        parts += [image(str(p), f"{p.parent.name}: {p.stem}") for p in pngs
+                  if p.parent.name == side_by_side.NOTEBOOK]
     shown = set(re.findall(r'<img src="figures/([^"]+)"', "".join(parts)))
     others = [p for p in pngs if f"{p.parent.name}/{p.name}" not in shown]
     if others:  # the notebooks' own figures: learning curves, sweeps, ablations

@@ -65,6 +65,20 @@ def test_every_method_scores_and_trains(method):
     assert "embedding.vectors" not in dict(model.named_parameters())  # the word vectors are fixed
 
 
+@pytest.mark.parametrize("method, family, states", [("CNN", "CNN", 5), ("GRU", "GRU", 5), ("RCNN", "RCNN", 5),
+                                                    ("CBOW", "CBOW", 6)])
+def test_the_other_papers_encoders_sit_in_the_pointwise_ranker(method, family, states):
+    """Notebook 12's rows: Lei et al.'s and Rankine's encoders from the registry, with the ranker's sizes (d; the CNN's
+    width ap_width, the RCNN's order k; CBOW's states are m-d, its projection square)."""
+    model = build_ranker(torch.randn(30, 8), RankerConfig(method=method, projection_dim=6, hidden_dim=5, width=2,
+                                                          ap_width=3, mlp_dim=4, n_features=4))
+    encoder = model.encoder.encoder
+    assert type(encoder).__name__ == family and encoder.input_dim == 6 and encoder.output_dim == states
+    assert model.mlp[1].in_features == 2 * states + 4
+    assert getattr(encoder.config, {"CNN": "width", "RCNN": "order"}.get(method, "input_dim")) == \
+        {"CNN": 3, "RCNN": 2}.get(method, 6)
+
+
 def test_pointwise_score_is_the_log_odds_of_the_positive_class():
     torch.manual_seed(1)
     model = build_ranker(torch.randn(30, 8), RankerConfig(method="CTRN", projection_dim=6, hidden_dim=5, mlp_dim=4,
@@ -74,7 +88,7 @@ def test_pointwise_score_is_the_log_odds_of_the_positive_class():
     torch.testing.assert_close(model.score(batch), torch.log(p / (1 - p)))
 
 
-@pytest.mark.parametrize("method", ["CTRN", "BiLSTM", "AP-BiLSTM"])
+@pytest.mark.parametrize("method", ["CTRN", "BiLSTM", "AP-BiLSTM", "CNN", "GRU", "RCNN", "CBOW"])
 def test_scores_do_not_depend_on_the_rest_of_the_batch(method):
     torch.manual_seed(2)
     model = build_ranker(torch.randn(30, 8), RankerConfig(method=method, projection_dim=6, hidden_dim=5, mlp_dim=4,
