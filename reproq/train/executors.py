@@ -9,9 +9,10 @@ in — so both backends give the same records in the same order.
 - :class:`DaskExecutor`: on a Dask cluster (``dask.distributed``): a local cluster of worker processes started for
   the purpose, or a running one at ``address`` (``tcp://host:8786``, from ``dask scheduler`` and ``dask worker`` on
   the machines, or from dask-jobqueue on SLURM/PBS, dask-kubernetes, ...). The run function, with the prepared
-  data it carries, is sent to each worker once; each run is one task. When a worker dies mid-run (killed, out of
-  memory), the scheduler gives its runs to another worker (up to ``distributed.scheduler.allowed-failures``
-  times, 3 by default); a run that raises is tried again ``retries`` times. Each worker process runs one run at a
+  data it carries, is one task's result, fetched once by each worker that needs it; each run is one task. When a
+  worker dies (killed, out of memory) while it receives that data or mid-run, the scheduler gives its tasks to
+  another worker (up to ``distributed.scheduler.allowed-failures`` times, 3 by default); a run that raises is tried
+  again ``retries`` times. Each worker process runs one run at a
   time with the same torch thread count as a local run, so its numbers are the local run's.
 
 Why Dask and not Ray: both would do. Dask's ``distributed`` is a pure-Python wheel of a few MB that starts a
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -59,6 +61,11 @@ class Sequential:
             if done is not None:
                 done(i, results[-1])
         return results
+
+
+def _identity(value):
+    """``value`` itself: a task whose result is the data it was given."""
+    return value
 
 
 def _with_threads(threads: int, fn: Callable, *item):
@@ -101,7 +108,11 @@ class DaskExecutor:
         from tqdm.auto import tqdm
 
         client = self.client
-        [shared] = client.scatter([fn], broadcast=True, hash=False)  # the run function and its data, once per worker
+        # the run function and its data, held by one worker as a task's result and fetched from it by the others: a
+        # worker lost while receiving it costs that task again (a broadcast scatter to a dead worker waits for ever)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Large object", category=UserWarning)  # that is its point
+            shared = client.submit(_identity, fn, pure=False)
         futures = [client.submit(_with_threads, self.threads, shared, *item, pure=False, retries=self.retries)
                    for item in items]
         index = {future.key: i for i, future in enumerate(futures)}
@@ -142,6 +153,28 @@ def check(name: str = "local", *, address: str | None = None, workers: int | Non
                          "in the notebook's own process")
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    if address is not None:
+        _answers(address)
+
+
+def _answers(address: str, timeout: float = 5.0) -> None:
+    """ValueError unless something listens at the scheduler ``address`` (``tcp://host:port``): found before any
+    notebook starts, not half a minute into the first grid."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if parts.scheme not in ("tcp", "tls") or not host or not port:
+        raise ValueError(f"--address must look like tcp://HOST:PORT (a Dask scheduler's), got {address!r}")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"no Dask scheduler answers at {address} ({exc.strerror or exc}): start one there "
+                         "(`dask scheduler`), or leave --address out for a local cluster") from None
 
 
 def executor(name: str = "local", *, address: str | None = None, workers: int | None = None) -> Executor:

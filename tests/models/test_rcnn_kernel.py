@@ -223,3 +223,36 @@ def test_a_lock_left_by_a_killed_build_does_not_hang_the_next(monkeypatch, tmp_p
     monkeypatch.setattr(cpp_extension, "load", load)
     assert rcnn_kernel._build.__wrapped__() == ("built", None)
     assert seen == {"stale_lock": False, "folder": str(folder)}
+
+
+@pytest.mark.slow
+def test_a_first_use_build_killed_mid_way_does_not_hang_the_next_use(tmp_path):
+    """A process killed while it compiles the kernel at first use (its whole process group, as Ctrl-C or a cancelled
+    job kills it) leaves torch's lock file behind; the next first use still builds and loads the kernel."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from torch.utils import cpp_extension
+
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path), "REPROQ_RCNN_KERNEL": "cpp"}
+    use = [sys.executable, "-c", "from reproq.models import rcnn_kernel; assert rcnn_kernel.kernel() is not None"]
+    name = f"reproq_rcnn_kernel_{torch.backends.cpu.get_cpu_capability().lower()}"
+    os.environ["TORCH_EXTENSIONS_DIR"], saved = str(tmp_path), os.environ.get("TORCH_EXTENSIONS_DIR")
+    try:
+        folder = Path(cpp_extension._get_build_directory(name, verbose=False))
+    finally:
+        os.environ.pop("TORCH_EXTENSIONS_DIR") if saved is None else os.environ.update(TORCH_EXTENSIONS_DIR=saved)
+    first = subprocess.Popen(use, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (folder / "lock").exists() and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (folder / "lock").exists() and first.poll() is None, "the first use never started building"
+    time.sleep(2)  # well into the compiler
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    assert (folder / "lock").exists()  # what torch 2.13 then waits on for ever
+    second = subprocess.run(use, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]

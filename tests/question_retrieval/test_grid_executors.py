@@ -97,3 +97,52 @@ def test_finished_runs_are_not_run_again(data, tmp_path, monkeypatch):
     again = ex.run_grid(data, grid_configs()[:3], [1], executor=Sequential(), **options)
     assert calls == [(grid_configs()[2], 1)]  # only the configuration that was not there
     assert numbers(again)[:2] == numbers(first)  # read back from the records
+
+
+def _arrive(marker: str, test_pid: int, fn):
+    """Unpickled in a worker process: the first time, that process dies right there (as if killed while the shared
+    run function was reaching it); otherwise the wrapper again (the scheduler unpickles and pickles it on its way).
+    Never in the test's own process (client, scheduler)."""
+    if os.getpid() != test_pid and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(1)
+    return _DiesOnArrival(marker, fn)
+
+
+class _DiesOnArrival:
+    """The run function, wrapped so that unpickling it in a worker process kills that worker once."""
+
+    def __init__(self, marker: Path | str, fn):
+        self.marker, self.fn = str(marker), fn
+
+    def __call__(self, *item):
+        return self.fn(*item)
+
+    def __reduce__(self):
+        return _arrive, (self.marker, os.getpid(), self.fn)
+
+
+def test_a_worker_killed_while_the_run_function_reaches_it_costs_a_retry_not_a_hang(data, dask, tmp_path):
+    """The shared run function and its data are sent before any run starts: a worker lost then must not hang the
+    grid (a broadcast scatter waited for ever on the dead worker)."""
+    import threading
+
+    run_one = functools.partial(ex.run_one, data, device="cpu", progress=False)
+    configs = grid_configs()[:2]
+    expected = run_grid(run_one, configs, [1, 2], metric="MRR", executor=Sequential())
+    marker = tmp_path / "killed"
+    outcome = {}
+
+    def grid():
+        try:
+            outcome["grid"] = run_grid(_DiesOnArrival(marker, run_one), configs, [1, 2], metric="MRR", executor=dask)
+        except Exception as exc:  # noqa: BLE001 - said below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=grid, daemon=True)
+    worker.start()
+    worker.join(timeout=150)
+    assert marker.exists()  # a worker did die as the run function reached it
+    assert not worker.is_alive(), "the grid hangs after a worker was lost while receiving the run function"
+    assert "error" not in outcome, f"the grid failed after a worker was lost: {outcome.get('error')!r}"
+    assert numbers(outcome["grid"]) == numbers(expected)

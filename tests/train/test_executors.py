@@ -55,6 +55,22 @@ def test_an_unknown_executor_is_named():
     assert executor("local").name == "local"
 
 
+def test_a_scheduler_address_is_checked_before_anything_runs():
+    import socket
+
+    from reproq.train.executors import check
+
+    with socket.socket() as listening:  # something that answers, as a scheduler would
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        check("dask", address=f"tcp://127.0.0.1:{listening.getsockname()[1]}")
+        free = listening.getsockname()[1]
+    with pytest.raises(ValueError, match=f"no Dask scheduler answers at tcp://127.0.0.1:{free}"):
+        check("dask", address=f"tcp://127.0.0.1:{free}")
+    with pytest.raises(ValueError, match="must look like tcp://HOST:PORT"):
+        check("dask", address="http://scheduler")
+
+
 def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, capsys):
     from reproq.train import checkpoint, retrain
 
