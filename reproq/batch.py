@@ -1,11 +1,13 @@
 """Execute the notebooks in reading order, headless, with papermill.
 
 ``reproq run --profile cpu`` runs ``notebooks/NN_*.ipynb`` one after the other. Each executed copy goes
-to ``build/notebooks/<profile>/`` (the sources are never overwritten). A notebook is skipped when its
+to ``build/notebooks/<profile>/`` (the sources are never overwritten), named ``<name>.running.ipynb`` until its
+run ends, so that a copy left by a killed run says so. A notebook is skipped when its
 inputs — its own source, the ``reproq`` library, the parameters, the torch thread count and the state of the
 data files, taken when it finished — are unchanged since its last successful run *and* every output it recorded
 (``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it
-stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs.
+stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs: their names, and
+their values' kinds against its defaults.
 A failure names the notebook and the failing cell and stops the batch; what finished before stays.
 
 What each run cost — wall seconds, the kernel's peak resident memory (sampled), the thread count, the CPU — is
@@ -80,25 +82,70 @@ def fingerprint(notebook: Path, parameters: dict) -> str:
     return digest.hexdigest()
 
 
+def _parameters_cell(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text())["cells"]
+    return "".join(next(("".join(c["source"]) for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])),
+                        ""))
+
+
 def notebook_parameters(notebook: Path) -> set[str]:
     """The names assigned in a notebook's cell tagged ``parameters``."""
-    cells = json.loads(notebook.read_text())["cells"]
-    source = "".join(next(("".join(c["source"]) for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])),
-                          ""))
-    return set(re.findall(r"^([A-Z_][A-Z0-9_]*)\s*=", source, flags=re.MULTILINE))
+    return set(re.findall(r"^([A-Z_][A-Z0-9_]*)\s*=", _parameters_cell(notebook), flags=re.MULTILINE))
+
+
+def parameter_defaults(notebook: Path) -> dict[str, object]:
+    """The parameters of ``notebook`` whose default is a plain literal (``SEEDS = None``, ``DIMS = [64, 128]``), by
+    name, with that default."""
+    import ast
+
+    defaults = {}
+    for statement in ast.parse(_parameters_cell(notebook)).body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            with contextlib.suppress(ValueError, SyntaxError):
+                defaults[statement.targets[0].id] = ast.literal_eval(statement.value)
+    return defaults
+
+
+SEED_LISTS = ("SEEDS", "BASELINE_SEEDS")  # a list of integer seeds, or None for the profile's
+
+
+def _kind(value) -> str:
+    """A parameter value's kind as a notebook's default fixes it (an int stands for a number too)."""
+    return {bool: "true or false", int: "a number", float: "a number", str: "a string", list: "a list",
+            tuple: "a list", dict: "a mapping"}.get(type(value), type(value).__name__)
+
+
+def _wrong_type(name: str, value, notebooks_: Sequence[Path]) -> str | None:
+    """Why ``value`` cannot be the parameter ``name`` of the notebooks that have it, or None: a seed list is a list
+    of integers; otherwise the value has the kind of the notebook's own default (None always passes: "the
+    profile's")."""
+    if value is None:
+        return None
+    if name in SEED_LISTS:
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        return None if ok else f"{name} must be a list of integer seeds such as [1, 2] (or null), got {value!r}"
+    for notebook in notebooks_:
+        default = parameter_defaults(notebook).get(name)
+        if default is not None and _kind(default) != _kind(value):
+            return (f"{name} must be {_kind(default)} (as {notebook.stem}'s default {json.dumps(default)}), "
+                    f"got {json.dumps(value)}")
+    return None
 
 
 def check_parameters(notebooks_: Sequence[Path], parameters: dict) -> None:
-    """ValueError, one sentence, for a parameter no selected notebook has, ``PROFILE`` (``--profile`` sets it)
-    or an empty ``SEEDS``."""
+    """ValueError, one sentence, for a parameter no selected notebook has, ``PROFILE`` (``--profile`` sets it),
+    an empty ``SEEDS``, or a value of another kind than the notebook's default (before any kernel starts)."""
     if "PROFILE" in parameters:
         raise ValueError("set the profile with --profile, not as a parameter (it decides where outputs go)")
     if "SEEDS" in parameters and parameters["SEEDS"] is not None and not parameters["SEEDS"]:
         raise ValueError("SEEDS must name at least one seed")
-    for name in parameters:
-        if not any(name in notebook_parameters(nb) for nb in notebooks_):
+    for name, value in parameters.items():
+        having = [nb for nb in notebooks_ if name in notebook_parameters(nb)]
+        if not having:
             known = sorted(set().union(*(notebook_parameters(nb) for nb in notebooks_)) - {"PROFILE"})
             raise ValueError(f"no selected notebook has a parameter {name!r}; they have: {', '.join(known)}")
+        if why := _wrong_type(name, value, having):
+            raise ValueError(why)
 
 
 def _read_json(path: Path) -> dict | None:
@@ -228,10 +275,14 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
         return Outcome(notebook.stem, "skipped", 0.0, executed, "inputs unchanged since its last run")
     executed.parent.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
+    # papermill saves the copy cell by cell: it runs under a name that says so, so that a run killed outright leaves
+    # <name>.running.ipynb (never a half-run copy under the finished name); a run that ends, well or not, renames it
+    running = executed.with_name(f"{executed.stem}.running.ipynb")
+    executed.unlink(missing_ok=True)
     start, load_before = time.time(), os.getloadavg()
     try:
-        with PeakMemory() as memory:
-            _interruptible(lambda: papermill.execute_notebook(str(notebook), str(executed), parameters=params,
+        with PeakMemory() as memory, _renamed_after(running, executed):
+            _interruptible(lambda: papermill.execute_notebook(str(notebook), str(running), parameters=params,
                                                               cwd=str(notebook.parent), progress_bar=progress,
                                                               kernel_name="python3"))
     except PapermillExecutionError as exc:
@@ -267,6 +318,16 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
                                             "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                             "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed)
+
+
+@contextlib.contextmanager
+def _renamed_after(running: Path, executed: Path):
+    """``running`` renamed to ``executed`` when the block ends, however it ends (where it was written at all)."""
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(running, executed)
 
 
 def _interruptible(execute) -> None:

@@ -34,6 +34,7 @@ import argparse
 import importlib
 import json
 import sys
+from pathlib import Path
 
 from reproq import batch, paths
 from reproq.data import sources
@@ -107,9 +108,19 @@ def _parse_param(text: str) -> tuple[str, object]:
         return key, value
 
 
+def _where_outputs_go(profile: str) -> None:
+    """One line when ``reproq run`` starts outside the checkout it is installed from (an editable install used from
+    another folder): its outputs go to that checkout, not here."""
+    if not Path.cwd().resolve().is_relative_to(paths.ROOT):
+        results_dir, figures_dir = paths.output_dirs(profile)
+        print(f"note: this reproq is installed from {paths.ROOT}; its notebooks run there and write to {results_dir} "
+              f"and {figures_dir}, not to {Path.cwd()}", file=sys.stderr, flush=True)
+
+
 def _run(args) -> int:
     try:
         parameters = dict(_parse_param(p) for p in args.param)
+        _where_outputs_go(args.profile)
         for outcome in batch.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
                                   address=args.address, workers=args.workers, retrain=args.retrain):
@@ -166,7 +177,6 @@ def _scope(args) -> int:
 
 
 def _report(args) -> int:
-    from pathlib import Path
 
     from reproq import results
     from reproq.report import pages, readings, scope, site, verdicts  # pandas: only this command needs it
@@ -194,7 +204,6 @@ def _report(args) -> int:
 
 
 def _machines(args) -> int:
-    from pathlib import Path
 
     from reproq import results
     from reproq.report import machines  # pandas: only this command needs it
@@ -220,7 +229,6 @@ def _machines(args) -> int:
 
 
 def _labs(args) -> int:
-    from pathlib import Path
 
     from reproq.labs import course  # nbgrader: only this command needs it
 

@@ -178,6 +178,18 @@ def test_a_killed_kernel_is_one_line_naming_the_notebook_and_memory(notebook_dir
         list(batch.run(profile="smoke", progress=False))
 
 
+def test_a_running_copy_is_named_so_until_the_run_ends(notebook_dir):
+    """A run killed outright (SIGKILL of the runner) leaves <name>.running.ipynb, never a half-run copy under the
+    finished name: while a notebook runs, only its .running copy is there (an earlier run's finished copy is gone)."""
+    write_notebook(notebook_dir / "00_seen.ipynb", "import os, pathlib",
+                   "folder = pathlib.Path(os.environ['REPROQ_BUILD']) / 'notebooks' / 'smoke'",
+                   "open('seen.txt', 'a').write(' '.join(sorted(p.name for p in folder.iterdir())) + '\\n')")
+    for _ in range(2):
+        [outcome] = batch.run(profile="smoke", force=True, progress=False)
+        assert sorted(p.name for p in outcome.executed.parent.iterdir()) == ["00_seen.ipynb"]
+    assert (notebook_dir / "seen.txt").read_text().splitlines() == ["00_seen.running.ipynb"] * 2
+
+
 def test_a_folder_that_refuses_the_cost_record_does_not_fail_a_finished_notebook(notebook_dir, monkeypatch, capsys):
     write_notebook(notebook_dir / "00_fine.ipynb", "x = 1")
 

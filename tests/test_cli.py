@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reproq import cli
+from reproq import cli, paths
 
 
 def test_status_lists_every_file_with_its_state(tmp_path, monkeypatch, capsys):
@@ -85,6 +85,9 @@ def test_verify_fails_when_the_data_folder_is_a_file_or_named_files_are_missing(
     ("SEEDS=[1,2", "not valid JSON"),
     ("SEEDS=[]", "SEEDS must name at least one seed"),
     ("NO_SUCH_KEY=1", "no selected notebook has a parameter 'NO_SUCH_KEY'"),
+    ("SEEDS=1", "SEEDS must be a list of integer seeds such as [1, 2] (or null), got 1"),
+    ("SEEDS=[1.5]", "SEEDS must be a list of integer seeds"),
+    ("CORPUS_SOURCE=3", 'CORPUS_SOURCE must be a string (as 00_datasets\'s default "auto"), got 3'),
 ])
 def test_run_parameters_are_checked_before_anything_runs(param, message, monkeypatch, capsys):
     monkeypatch.setattr(cli.batch, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
@@ -139,3 +142,13 @@ def test_retrain_is_passed_to_the_runner(monkeypatch):
     monkeypatch.setattr(cli.batch, "run", lambda **options: seen.update(options) or iter(()))
     assert cli.main(["run", "--profile", "smoke", "--only", "00", "--retrain"]) == 0
     assert seen["retrain"] is True and seen["force"] is False  # --retrain implies --force inside the runner
+
+
+def test_a_run_started_outside_the_checkout_says_where_its_outputs_go(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli.batch, "run", lambda **kwargs: iter(()))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
+    assert f"installed from {paths.ROOT}" in capsys.readouterr().err
+    monkeypatch.chdir(paths.ROOT)
+    assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
+    assert "installed from" not in capsys.readouterr().err
