@@ -232,6 +232,21 @@ def test_processes_updating_one_settings_file_keep_every_entry(tmp_path):
     assert len(settings) == 120
 
 
+def test_processes_recording_costs_keep_every_entry(tmp_path):
+    """pipeline_cost.json is read, changed and written by each notebook's runner: two runners side by side, 300
+    entries each, keep all 600 (and the 2 already there)."""
+    env = {**os.environ, "REPROQ_BUILD": str(tmp_path / "build")}
+    cost = tmp_path / "build" / "smoke" / "results" / "pipeline_cost.json"
+    cost.parent.mkdir(parents=True)
+    cost.write_text(json.dumps({"earlier_1": {}, "earlier_2": {}}))
+    script = ("import sys; from reproq import batch\n"
+              "for i in range(300):\n"
+              "    batch.record_cost('smoke', f'{sys.argv[1]}_{i}', {'seconds': i})\n")
+    writers = [subprocess.Popen([sys.executable, "-c", script, name], env=env) for name in ("a", "b")]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0]
+    assert len(json.loads(cost.read_text())) == 602
+
+
 def test_ctrl_c_stops_a_running_notebook_with_one_line_and_its_kernel_gone(notebook_dir, tmp_path):
     import signal
     import time
