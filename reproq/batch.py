@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, paths, profiles, reading_cells
+from reproq import atomic, paths, profiles, reading_cells, schedule
 from reproq.data import sources
 from reproq.machine import cpu_name
 from reproq.report import readings
@@ -44,7 +44,7 @@ LIBRARY_SUFFIXES = {".py", ".tsv", ".csv"}
 @dataclass(frozen=True)
 class Outcome:
     notebook: str
-    status: str  # ran | skipped | failed
+    status: str  # ran | skipped | started (a side-by-side run's notebook, beside others)
     seconds: float
     executed: Path
     message: str = ""
@@ -390,18 +390,49 @@ def _total_memory_mb() -> float:
 
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,
         progress: bool = True, n_threads: int | None = None, executor: str = "local", address: str | None = None,
-        workers: int | None = None, retrain: bool = False) -> Iterator[Outcome]:
+        workers: int | None = None, retrain: bool = False, jobs: int | None = 1) -> Iterator[Outcome]:
     """Run the notebooks in order with ``threads(n_threads)`` threads each, their grids on ``executor`` (with
     ``address`` and ``workers`` for Dask: :mod:`reproq.train.executors`), yielding each outcome as it finishes; a
     failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records.
     ``retrain`` (implies ``force``) trains every run again: checkpoints and run records cached before this call are
-    not reused (:func:`reproq.train.retrain.reusable`)."""
+    not reused (:func:`reproq.train.retrain.reusable`). ``jobs`` notebooks run side by side (None: as many as the
+    cores allow, :func:`reproq.schedule.default_jobs`; :mod:`reproq.schedule` says what may overlap); with more than
+    one, a failure is raised after the others finished."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
     check_parameters(chosen, parameters or {})
-    retrained = _environment({retraining.RETRAIN_BEFORE: repr(time.time()) if retrain else None})
-    with thread_environment(threads(n_threads)), executor_environment(executor, address=address, workers=workers), \
-            retrained:
-        for nb in chosen:
-            yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain, progress=progress)
+    n = threads(n_threads)
+    jobs = schedule.default_jobs(n, executor) if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"--jobs must be 1 or more, got {jobs}")
+    # a side-by-side run's children inherit the retrain time of the whole run
+    retrained = (_environment({retraining.RETRAIN_BEFORE: repr(time.time())}) if retrain else contextlib.nullcontext())
+    with thread_environment(n), executor_environment(executor, address=address, workers=workers), retrained:
+        if jobs == 1 or len(chosen) == 1:
+            for nb in chosen:
+                yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
+                                   progress=progress)
+            return
+        yield from _side_by_side(chosen, jobs, profile=profile, parameters=parameters or {}, force=force or retrain,
+                                 threads=n, executor=dict(executor=executor, address=address, workers=workers))
+
+
+def _side_by_side(chosen: Sequence[Path], jobs: int, **options) -> Iterator[Outcome]:
+    """:func:`reproq.schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts, then ``ran`` or
+    ``skipped``; NotebookFailed at the end naming every notebook that failed (the others finished)."""
+    failures = []
+    executed_dir = paths.build_dir() / "notebooks" / options["profile"]
+    for event, nb, done in schedule.run_side_by_side(chosen, jobs, **options):
+        if event == "started":
+            yield Outcome(nb.stem, "started", 0.0, executed_dir / nb.name,
+                          f"beside others; log {paths.build_dir() / 'runs' / options['profile'] / (nb.stem + '.log')}")
+        elif done.returncode == 0:
+            yield Outcome(nb.stem, schedule.status(done.log, nb), done.seconds, executed_dir / nb.name,
+                          "inputs unchanged since its last run")
+        else:
+            failures.append(f"{nb.name}: {done.why} (log: {done.log})")
+    if failures:
+        later = [nb.name for nb in chosen if nb.name.startswith(schedule.LAST)]
+        skipped = f"; not run after a failure: {', '.join(later)}" if later else ""
+        raise NotebookFailed("; ".join(failures) + skipped)

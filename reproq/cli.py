@@ -6,10 +6,11 @@
     reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt or a
                                                 file of a dataset named here is missing
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force | --retrain] [--threads N]
-               [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
+               [--jobs N] [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
                                                 execute the notebooks headless (papermill); parameters are
                                                 checked against the notebooks' parameters cells; one torch
-                                                thread unless --threads or OMP_NUM_THREADS says otherwise; the
+                                                thread unless --threads or OMP_NUM_THREADS says otherwise;
+                                                notebooks side by side as the cores allow (--jobs); the
                                                 grids' runs one after another, or on a Dask cluster
     reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
@@ -123,7 +124,8 @@ def _run(args) -> int:
         _where_outputs_go(args.profile)
         for outcome in batch.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
-                                  address=args.address, workers=args.workers, retrain=args.retrain):
+                                  address=args.address, workers=args.workers, retrain=args.retrain,
+                                  jobs=args.jobs):
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except batch.NotebookFailed as exc:
@@ -271,6 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="--force, and train every run again: checkpoints and run records cached before are not reused")
     run.add_argument("--threads", type=int, default=None, metavar="N",
                      help="torch threads per notebook (default: OMP_NUM_THREADS, else 1, as the committed results)")
+    run.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                     help="notebooks side by side, each in its own process at --threads each (default: cores / "
+                          "threads; 1 with --executor dask); the same records as one after another")
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")

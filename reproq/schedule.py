@@ -1,0 +1,166 @@
+"""Notebooks side by side: which may run at the same time, in what order, and the runner that does it
+(``reproq run --jobs N``).
+
+A machine of several cores runs several notebooks at once, one torch thread each, each in a ``reproq run --only``
+process of its own (its own kernel, its own peak memory, its own log: ``build/runs/<profile>/<notebook>.log``).
+Each notebook runs exactly as it runs alone — the same parameters, thread count and seeds — so its records are the
+serial run's. What may not overlap:
+
+- notebooks that share finished training runs (:data:`LANES`: the AskUbuntu runs of 02, 03, 07 and 08; the answer
+  rankers of 04, 06 and 12) run one after another in one lane, so that a run is trained once and then reused;
+- a notebook that times code (:data:`ALONE`: 05's runtime figure and benchmarks) runs with nothing beside it;
+- the report (:data:`LAST`) reads every notebook's results: it runs after the rest, and not at all after a failure.
+
+The lanes and single notebooks start longest first, by the seconds the profile's ``pipeline_cost.json`` recorded
+(a notebook with no record counts as longest). A failure names the notebook and its one line, the others finish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from reproq import atomic, paths
+
+LANES = {"askubuntu runs": ("02_", "03_", "07_", "08_"), "answer-ranking runs": ("04_", "06_", "12_")}
+ALONE = ("05_",)
+LAST = ("13_",)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Notebooks that run one after another in one slot, and the seconds they are expected to take."""
+
+    notebooks: tuple[Path, ...]
+    expected_s: float
+
+
+def expected_seconds(profile: str) -> dict[str, float]:
+    """Each notebook's last recorded wall seconds in the profile's ``pipeline_cost.json`` (none where unreadable)."""
+    recorded = atomic.read_json(paths.output_dirs(profile)[0] / "pipeline_cost.json", otherwise="no expected times") or {}
+    return {name: float(entry["seconds"]) for name, entry in recorded.items()
+            if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))}
+
+
+def plan(notebooks: Sequence[Path], expected: dict[str, float]) -> tuple[list[Path], list[Unit], list[Path]]:
+    """``(alone, units, last)``: the notebooks to run by themselves first, the units to run side by side (longest
+    first), and those to run after everything else."""
+    def starts(nb: Path, prefixes: Sequence[str]) -> bool:
+        return nb.name.startswith(tuple(prefixes))
+
+    alone = [nb for nb in notebooks if starts(nb, ALONE)]
+    last = [nb for nb in notebooks if starts(nb, LAST)]
+    rest = [nb for nb in notebooks if nb not in alone and nb not in last]
+    groups: dict[str, list[Path]] = {}
+    for nb in rest:
+        lane = next((name for name, prefixes in LANES.items() if starts(nb, prefixes)), nb.stem)
+        groups.setdefault(lane, []).append(nb)
+    units = [Unit(tuple(nbs), sum(expected.get(nb.stem, float("inf")) for nb in nbs)) for nbs in groups.values()]
+    return alone, sorted(units, key=lambda u: -u.expected_s), last
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A notebook's child process, ended: its exit status, wall seconds, log, and the line that says why it failed."""
+
+    notebook: Path
+    returncode: int
+    seconds: float
+    log: Path
+    why: str = ""
+
+
+def status(log: Path, notebook: Path) -> str:
+    """What a finished child said of its notebook: ``ran`` or ``skipped`` (its outcome line)."""
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    said = [line.split()[0] for line in lines if f" {notebook.stem} " in f" {line} " and line.startswith(("ran", "skipped"))]
+    return said[-1] if said else "ran"
+
+
+def _why(log: Path) -> str:
+    """The failure line a ``reproq run`` child wrote (``FAILED ...`` or ``reproq: ...``), else its last line."""
+    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()] if log.exists() else []
+    return next((line for line in reversed(lines) if line.startswith(("FAILED", "reproq:"))), lines[-1] if lines else "")
+
+
+def command(notebook: Path, *, profile: str, parameters: dict, force: bool, threads: int,
+            executor: dict) -> list[str]:
+    """The ``reproq run`` of one notebook, as the side-by-side runner starts it: only the parameters it has, and
+    ``executor`` (``{"executor": "dask", "address": None, "workers": 2}``)."""
+    from reproq.batch import notebook_parameters
+
+    own = {k: v for k, v in parameters.items() if k in notebook_parameters(notebook)}
+    where = [arg for k, v in executor.items() if v is not None for arg in (f"--{k}", str(v))]
+    # the child reads the notebooks from this runner's folder (paths.NOTEBOOKS_DIR), wherever that is
+    bootstrap = ("import sys; from pathlib import Path; from reproq import cli, paths; "
+                 "paths.NOTEBOOKS_DIR = Path(sys.argv[1]); sys.exit(cli.main(sys.argv[2:]))")
+    return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile, "--only", notebook.stem, "--jobs", "1",
+            "--threads", str(threads), *where, *(["--force"] if force else []),
+            *(arg for k, v in own.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
+
+
+def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, parameters: dict, force: bool,
+                     threads: int, executor: dict) -> Iterator[tuple[str, Path, Finished | None]]:
+    """Run ``notebooks`` as :func:`plan` orders them, ``jobs`` at a time; yields ``("started", notebook, None)`` and
+    ``("finished", notebook, Finished)`` as they happen. The environment (executor, retrain time, data mirror) is
+    inherited by every child."""
+    alone, units, last = plan(notebooks, expected_seconds(profile))
+    logs = paths.build_dir() / "runs" / profile
+    logs.mkdir(parents=True, exist_ok=True)
+    failed = False
+
+    def start(nb: Path):
+        log = logs / f"{nb.stem}.log"
+        handle = open(log, "w")  # noqa: SIM115 - closed when the child ends
+        child = subprocess.Popen(command(nb, profile=profile, parameters=parameters, force=force, threads=threads,
+                                         executor=executor), stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
+        return child, handle, log, time.time()
+
+    def phase(queues: list[list[Path]], slots: int) -> Iterator[tuple[str, Path, Finished | None]]:
+        nonlocal failed
+        waiting, running = [list(q) for q in queues if q], {}
+        try:
+            while waiting or running:
+                while waiting and len(running) < slots:
+                    queue = waiting.pop(0)
+                    nb = queue.pop(0)
+                    running[nb] = (*start(nb), queue)
+                    yield "started", nb, None
+                for nb, (child, handle, log, began, queue) in list(running.items()):
+                    if child.poll() is None:
+                        continue
+                    handle.close()
+                    del running[nb]
+                    done = Finished(nb, child.returncode, time.time() - began, log,
+                                    _why(log) if child.returncode else "")
+                    failed |= child.returncode != 0
+                    yield "finished", nb, done
+                    if queue:  # the rest of its lane, in this slot
+                        waiting.insert(0, queue)
+                time.sleep(0.2)
+        finally:  # Ctrl-C, or the caller stopped listening: no child outlives the runner
+            for child, *_ in running.values():
+                child.terminate()
+            for child, handle, *_ in running.values():
+                try:
+                    child.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                handle.close()
+
+    yield from phase([[nb] for nb in alone], 1)
+    yield from phase([list(u.notebooks) for u in units], max(1, jobs))
+    if last and not failed:
+        yield from phase([[nb] for nb in last], 1)
+
+
+def default_jobs(threads: int, executor: str) -> int:
+    """As many notebooks as the cores allow at ``threads`` each; one with the Dask executor (its cluster takes the
+    cores)."""
+    return 1 if executor != "local" else max(1, (os.cpu_count() or 1) // threads)

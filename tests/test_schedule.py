@@ -1,0 +1,85 @@
+"""Notebooks side by side (reproq.schedule, ``reproq run --jobs``): what may overlap, in what order, and the same
+outputs as one after another."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from reproq import batch, paths, schedule
+from tests.test_batch import write_notebook
+
+
+def named(*stems):
+    return [Path(f"{s}.ipynb") for s in stems]
+
+
+def test_lanes_run_together_the_timer_runs_alone_and_the_report_last():
+    nbs = named("00_datasets", "02_a", "03_b", "04_c", "05_runtime", "06_d", "09_e", "12_f", "13_report")
+    alone, units, last = schedule.plan(nbs, {"00_datasets": 10, "02_a": 100, "03_b": 300, "04_c": 200, "06_d": 50,
+                                            "09_e": 450, "12_f": 100})
+    assert [nb.stem for nb in alone] == ["05_runtime"] and [nb.stem for nb in last] == ["13_report"]
+    assert [[nb.stem for nb in u.notebooks] for u in units] == [["09_e"], ["02_a", "03_b"], ["04_c", "06_d", "12_f"],
+                                                                 ["00_datasets"]]  # longest first: 450, 400, 350, 10
+    _, units, _ = schedule.plan(named("00_datasets", "09_e"), {"09_e": 450})
+    assert units[0].notebooks == tuple(named("00_datasets"))  # never measured: counted as the longest
+
+
+def _checkpoint_folders(notebook: Path) -> set[str]:
+    """The build/checkpoints/ folders a notebook's training runs go to, read from its code and parameters."""
+    source = "\n".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code")
+    defaults = batch.parameter_defaults(notebook)
+    folders = set(re.findall(r'checkpoints="(\w+)"', source))
+    folders |= {defaults[name] for name in re.findall(r"checkpoints=([A-Z_]+)", source)}
+    if "checkpoints / dataset" in source:
+        folders |= set(defaults["DATASETS"])
+    return folders
+
+
+def test_the_notebooks_that_share_training_runs_are_in_one_lane():
+    notebooks = batch.notebooks()
+    lane = {nb: next((name for name, prefixes in schedule.LANES.items() if nb.name.startswith(prefixes)), nb.stem)
+            for nb in notebooks}
+    folders = {nb: _checkpoint_folders(nb) for nb in notebooks}
+    assert folders[next(nb for nb in notebooks if nb.name.startswith("06_"))] == {"semeval2016", "wikiqa"}
+    for a in notebooks:
+        for b in notebooks:
+            if a != b and folders[a] & folders[b]:
+                assert lane[a] == lane[b], f"{a.stem} and {b.stem} share {folders[a] & folders[b]} but not a lane"
+    assert [nb.stem for nb in notebooks if nb.name.startswith(schedule.LAST)] == [notebooks[-1].stem]  # the report
+
+
+@pytest.fixture
+def notebook_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "NOTEBOOKS_DIR", tmp_path / "notebooks")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    (tmp_path / "notebooks").mkdir()
+    return tmp_path / "notebooks"
+
+
+def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_the_others_finish(notebook_dir):
+    for name, value in (("00_a", 1), ("01_b", 2), ("03_c", 3)):
+        write_notebook(notebook_dir / f"{name}.ipynb", "import torch; torch.manual_seed(VALUE)",
+                       f"open('{name}.txt', 'w').write(repr(torch.rand(3).tolist()) + ' ' + PROFILE)")
+    serial = [o.status for o in batch.run(profile="smoke", parameters={"VALUE": 5}, progress=False, jobs=1)]
+    first = {p.name: p.read_text() for p in notebook_dir.glob("*.txt")}
+    for p in notebook_dir.glob("*.txt"):
+        p.unlink()
+    side = [(o.notebook, o.status) for o in batch.run(profile="smoke", parameters={"VALUE": 5}, force=True,
+                                                       progress=False, jobs=2)]
+    assert serial == ["ran"] * 3 and len(first) == 3
+    assert {p.name: p.read_text() for p in notebook_dir.glob("*.txt")} == first
+    assert sorted(n for n, s in side if s == "started") == ["00_a", "01_b", "03_c"]
+    assert sorted(n for n, s in side if s == "ran") == ["00_a", "01_b", "03_c"]
+    for p in notebook_dir.glob("*.txt"):
+        p.unlink()
+    write_notebook(notebook_dir / "02_broken.ipynb", "raise RuntimeError('boom')")
+    write_notebook(notebook_dir / "13_report.ipynb", "open('report.txt', 'w').write('made')")
+    with pytest.raises(batch.NotebookFailed, match=r"02_broken.ipynb: FAILED .*RuntimeError: boom.*not run after a "
+                                                   r"failure: 13_report.ipynb"):
+        list(batch.run(profile="smoke", force=True, progress=False, jobs=2))
+    assert not (notebook_dir / "report.txt").exists()
+    assert all((notebook_dir / f"{n}.txt").exists() for n in ("00_a", "01_b", "03_c"))  # the others finished
