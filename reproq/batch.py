@@ -414,7 +414,9 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
                 yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
                                    progress=progress)
             return
-        yield from _side_by_side(chosen, jobs, profile=profile, parameters=parameters or {}, force=force or retrain,
+        given = parameters or {}
+        yield from _side_by_side(chosen, jobs, profile=profile, force=force or retrain,
+                                 parameters=lambda nb: {k: v for k, v in given.items() if k in notebook_parameters(nb)},
                                  threads=n, executor=dict(executor=executor, address=address, workers=workers))
 
 

@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,25 +91,22 @@ def _why(log: Path) -> str:
 
 def command(notebook: Path, *, profile: str, parameters: dict, force: bool, threads: int,
             executor: dict) -> list[str]:
-    """The ``reproq run`` of one notebook, as the side-by-side runner starts it: only the parameters it has, and
-    ``executor`` (``{"executor": "dask", "address": None, "workers": 2}``)."""
-    from reproq.batch import notebook_parameters
-
-    own = {k: v for k, v in parameters.items() if k in notebook_parameters(notebook)}
+    """The ``reproq run`` of one notebook, as the side-by-side runner starts it: with ``parameters`` (those it has)
+    and ``executor`` (``{"executor": "dask", "address": None, "workers": 2}``)."""
     where = [arg for k, v in executor.items() if v is not None for arg in (f"--{k}", str(v))]
     # the child reads the notebooks from this runner's folder (paths.NOTEBOOKS_DIR), wherever that is
     bootstrap = ("import sys; from pathlib import Path; from reproq import cli, paths; "
                  "paths.NOTEBOOKS_DIR = Path(sys.argv[1]); sys.exit(cli.main(sys.argv[2:]))")
     return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile, "--only", notebook.stem, "--jobs", "1",
             "--threads", str(threads), *where, *(["--force"] if force else []),
-            *(arg for k, v in own.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
+            *(arg for k, v in parameters.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
 
 
-def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, parameters: dict, force: bool,
-                     threads: int, executor: dict) -> Iterator[tuple[str, Path, Finished | None]]:
-    """Run ``notebooks`` as :func:`plan` orders them, ``jobs`` at a time; yields ``("started", notebook, None)`` and
-    ``("finished", notebook, Finished)`` as they happen. The environment (executor, retrain time, data mirror) is
-    inherited by every child."""
+def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, parameters: Callable[[Path], dict],
+                     force: bool, threads: int, executor: dict) -> Iterator[tuple[str, Path, Finished | None]]:
+    """Run ``notebooks`` as :func:`plan` orders them, ``jobs`` at a time, each with ``parameters(notebook)``; yields
+    ``("started", notebook, None)`` and ``("finished", notebook, Finished)`` as they happen. The environment
+    (retrain time, data mirror) is inherited by every child."""
     alone, units, last = plan(notebooks, expected_seconds(profile))
     logs = paths.build_dir() / "runs" / profile
     logs.mkdir(parents=True, exist_ok=True)
@@ -118,7 +115,7 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
     def start(nb: Path):
         log = logs / f"{nb.stem}.log"
         handle = open(log, "w")  # noqa: SIM115 - closed when the child ends
-        child = subprocess.Popen(command(nb, profile=profile, parameters=parameters, force=force, threads=threads,
+        child = subprocess.Popen(command(nb, profile=profile, parameters=parameters(nb), force=force, threads=threads,
                                          executor=executor), stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
         return child, handle, log, time.time()
 
