@@ -247,8 +247,31 @@ def _labs(args) -> int:
     return 0
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every option's default shown, the command table kept as written."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """A parser (and, being its class, each subcommand's) that formats its help with :class:`_Help`."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("reproq")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="reproq", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="reproq", description="reproq: a reproduction study of neural question retrieval and answer "
+                                                "ranking.\n\n" + __doc__.split("\n\n", 1)[1].replace("``", "`"))
+    parser.add_argument("--version", action="version", version=f"reproq {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     data = commands.add_parser("data", help="fetch, inspect and verify the datasets")
@@ -264,7 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
 
     run = commands.add_parser("run", help="execute the notebooks headless with papermill")
-    run.add_argument("--profile", choices=batch.PROFILES, default="cpu")
+    run.add_argument("--profile", choices=batch.PROFILES, default="cpu",
+                     help="smoke: every code path in minutes (outputs under build/smoke/); cpu: the committed results; "
+                          "paper: the papers' sizes and grids")
     run.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 01 or 01_lexical_baselines")
     run.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                      help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
@@ -322,7 +347,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):  # a bare `reproq`: what it can do, not an error
+        parser.print_help()
+        return 0
+    args = parser.parse_args(argv)
     try:
         return args.func(args)
     except (DataError, ValueError) as exc:

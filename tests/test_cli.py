@@ -30,6 +30,9 @@ def test_fetch_from_the_mirror_then_verify(tmp_path, monkeypatch, capsys, real_d
     assert cli.main(["data", "fetch", "wikiqa"]) == 0
     assert cli.main(["data", "verify", "wikiqa"]) == 0
     assert "12 file(s) present and checked in" in (out := capsys.readouterr().out) and "0 corrupt, 0 missing" in out
+    # TrecQA: every file the notebooks read (TRAIN-ALL is rebuilt from the jacana files, never downloaded)
+    assert cli.main(["data", "fetch", "trecqa"]) == 0
+    assert cli.main(["data", "verify", "trecqa"]) == 0
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -152,3 +155,15 @@ def test_a_run_started_outside_the_checkout_says_where_its_outputs_go(monkeypatc
     monkeypatch.chdir(paths.ROOT)
     assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
     assert "installed from" not in capsys.readouterr().err
+
+
+def test_a_bare_command_shows_the_command_table_and_the_version_is_there(capsys):
+    assert cli.main([]) == 0
+    out = capsys.readouterr().out
+    assert "reproq run [--profile cpu]" in out and "``" not in out and "exit 2" in out
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("reproq ")
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--help"])
+    assert "(default: cpu)" in capsys.readouterr().out  # every option's default is shown
