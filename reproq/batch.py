@@ -410,25 +410,44 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     retrained = (_environment({retraining.RETRAIN_BEFORE: repr(time.time())}) if retrain else contextlib.nullcontext())
     with thread_environment(n), executor_environment(executor, address=address, workers=workers), retrained:
         if jobs == 1 or len(chosen) == 1:
-            for nb in chosen:
+            expected = schedule.expected_seconds(profile)
+            for k, nb in enumerate(chosen, 1):
+                if progress:
+                    yield Outcome(nb.stem, "started", 0.0, paths.build_dir() / "notebooks" / profile / nb.name,
+                                  _eta(k, chosen, expected))
                 yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
                                    progress=progress)
             return
         given = parameters or {}
-        yield from _side_by_side(chosen, jobs, profile=profile, force=force or retrain,
+        yield from _side_by_side(chosen, jobs, profile=profile, force=force or retrain, progress=progress,
                                  parameters=lambda nb: {k: v for k, v in given.items() if k in notebook_parameters(nb)},
                                  threads=n, executor=dict(executor=executor, address=address, workers=workers))
 
 
-def _side_by_side(chosen: Sequence[Path], jobs: int, **options) -> Iterator[Outcome]:
-    """:func:`reproq.schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts, then ``ran`` or
-    ``skipped``; NotebookFailed at the end naming every notebook that failed (the others finished)."""
+def _eta(k: int, chosen: Sequence[Path], expected: dict[str, float]) -> str:
+    """``[k/N] last time 4.2 min; about 31 min left`` for the k-th of ``chosen``, from the recorded times (a
+    notebook without one is left out of the sum, and said so)."""
+    def minutes(seconds: float) -> str:
+        return f"{seconds / 60:.1f} min"
+
+    nb, rest = chosen[k - 1], chosen[k - 1:]
+    last = f"last time {minutes(expected[nb.stem])}" if nb.stem in expected else "no time recorded"
+    known = [expected[n.stem] for n in rest if n.stem in expected]
+    unknown = len(rest) - len(known)
+    left = f"about {minutes(sum(known))} left" + (f" and {unknown} never timed" if unknown else "") if known else ""
+    return f"[{k}/{len(chosen)}] {last}" + (f"; {left}" if left else "")
+
+
+def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **options) -> Iterator[Outcome]:
+    """:func:`reproq.schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts (with ``progress``),
+    then ``ran`` or ``skipped``; NotebookFailed at the end naming every notebook that failed (the others finished)."""
     failures = []
     executed_dir = paths.build_dir() / "notebooks" / options["profile"]
     for event, nb, done in schedule.run_side_by_side(chosen, jobs, **options):
         if event == "started":
-            yield Outcome(nb.stem, "started", 0.0, executed_dir / nb.name,
-                          f"beside others; log {paths.build_dir() / 'runs' / options['profile'] / (nb.stem + '.log')}")
+            if progress:
+                yield Outcome(nb.stem, "started", 0.0, executed_dir / nb.name, "beside others; log "
+                              f"{paths.build_dir() / 'runs' / options['profile'] / (nb.stem + '.log')}")
         elif done.returncode == 0:
             yield Outcome(nb.stem, schedule.status(done.log, nb), done.seconds, executed_dir / nb.name,
                           "inputs unchanged since its last run")

@@ -126,6 +126,9 @@ def _run(args) -> int:
                                   force=args.force, n_threads=args.threads, executor=args.executor,
                                   address=args.address, workers=args.workers, retrain=args.retrain,
                                   jobs=args.jobs):
+            if outcome.status == "started":
+                print(f"started  {outcome.notebook}  {outcome.message}", flush=True)
+                continue
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except batch.NotebookFailed as exc:

@@ -51,6 +51,18 @@ def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path)
     assert (notebook_dir / "out.txt").read_text().splitlines() == ["smoke 1", "smoke 2", "smoke 2"]
 
 
+def test_each_notebook_starts_with_its_place_its_last_time_and_the_time_left(notebook_dir):
+    for name in ("00_a", "01_b", "02_c"):
+        write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")
+    cost = paths.output_dirs("smoke")[0] / "pipeline_cost.json"
+    cost.parent.mkdir(parents=True, exist_ok=True)
+    cost.write_text(json.dumps({"00_a": {"seconds": 60}, "02_c": {"seconds": 120}}))
+    started = [o.message for o in batch.run(profile="smoke", only=["00", "01", "02"]) if o.status == "started"]
+    assert started == ["[1/3] last time 1.0 min; about 3.0 min left and 1 never timed",
+                       "[2/3] no time recorded; about 2.0 min left and 1 never timed",
+                       "[3/3] last time 2.0 min; about 2.0 min left"]
+
+
 def test_failure_names_notebook_and_cell_and_keeps_earlier_results(notebook_dir):
     write_notebook(notebook_dir / "00_fine.ipynb", "x = 1")
     write_notebook(notebook_dir / "01_broken.ipynb", "y = 2", "raise RuntimeError('boom')")

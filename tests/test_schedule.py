@@ -69,7 +69,7 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
     for p in notebook_dir.glob("*.txt"):
         p.unlink()
     side = [(o.notebook, o.status) for o in batch.run(profile="smoke", parameters={"VALUE": 5}, force=True,
-                                                       progress=False, jobs=2)]
+                                                       progress=True, jobs=2)]
     assert serial == ["ran"] * 3 and len(first) == 3
     assert {p.name: p.read_text() for p in notebook_dir.glob("*.txt")} == first
     assert sorted(n for n, s in side if s == "started") == ["00_a", "01_b", "03_c"]
