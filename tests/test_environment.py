@@ -1,5 +1,5 @@
 """The two install paths agree: every requirement of pyproject.toml (with the dev and anchor extras) is in
-environment.yml with the same bound, and conda's torch is the Makefile's."""
+environment.yml with the same bound, and conda's torch bound admits the Makefile's."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def test_environment_yml_has_every_requirement_with_its_bound():
     have = dict(requirement(e) for e in entries if isinstance(e, str)) | dict(requirement(e) for e in pip
                                                                               if not e.startswith("-e"))
     makefile = re.search(r"^TORCH \?= torch==(\S+)", (paths.ROOT / "Makefile").read_text(), re.MULTILINE)[1]
-    assert have.pop("pytorch") == f"=={makefile}"  # the committed results' torch
+    from packaging.specifiers import SpecifierSet
+
+    assert makefile in SpecifierSet(have.pop("pytorch"))  # the committed results' torch is one conda may install
     wanted.pop("torch")
     missing = {name: bound for name, bound in wanted.items() if have.get(CONDA_NAMES.get(name, name)) != bound}
     assert not missing, f"environment.yml lacks or bounds otherwise: {missing}"
