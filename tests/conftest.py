@@ -36,3 +36,14 @@ def _scratch_build(tmp_path_factory):
     if "REPROQ_BUILD" not in os.environ:
         os.environ["REPROQ_BUILD"] = str(tmp_path_factory.mktemp("build"))
     yield
+
+
+@pytest.fixture
+def notebook_dir(tmp_path, monkeypatch):
+    """An empty notebooks folder the runner reads instead of notebooks/, and a build folder of the test's own."""
+    from reproq import paths
+
+    monkeypatch.setattr(paths, "NOTEBOOKS_DIR", tmp_path / "notebooks")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    (tmp_path / "notebooks").mkdir()
+    return tmp_path / "notebooks"

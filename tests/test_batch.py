@@ -22,14 +22,6 @@ def write_notebook(path, *cells):
     nbformat.write(nb, path)
 
 
-@pytest.fixture
-def notebook_dir(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "NOTEBOOKS_DIR", tmp_path / "notebooks")
-    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
-    (tmp_path / "notebooks").mkdir()
-    return tmp_path / "notebooks"
-
-
 def test_notebooks_are_ordered_and_selectable(notebook_dir):
     for name in ["01_b", "00_a", "10_c", "scratch"]:
         write_notebook(notebook_dir / f"{name}.ipynb", "pass")

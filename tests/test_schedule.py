@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reproq import batch, paths, schedule
+from reproq import batch, schedule
 from tests.test_batch import write_notebook
 
 
@@ -50,14 +50,6 @@ def test_the_notebooks_that_share_training_runs_are_in_one_lane():
             if a != b and folders[a] & folders[b]:
                 assert lane[a] == lane[b], f"{a.stem} and {b.stem} share {folders[a] & folders[b]} but not a lane"
     assert [nb.stem for nb in notebooks if nb.name.startswith(schedule.LAST)] == [notebooks[-1].stem]  # the report
-
-
-@pytest.fixture
-def notebook_dir(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "NOTEBOOKS_DIR", tmp_path / "notebooks")
-    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
-    (tmp_path / "notebooks").mkdir()
-    return tmp_path / "notebooks"
 
 
 def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_the_others_finish(notebook_dir):
