@@ -148,9 +148,14 @@ def reading(records: Sequence[Record], folder=None) -> str:
             f = floor.iloc[0]
             line += f" Best floor: {f['method']} {f['MAP']:.3f}."
         for a in anchors.to_dict("records"):
-            line += f" The external anchor ({a['method'].removeprefix('anchor: ')}, zero-shot, never trained here): {a['MAP']:.3f}."
+            line += f" The external anchor ({a['method'].removeprefix('anchor: ')}, never trained here): {a['MAP']:.3f}."
         line += (f" Above the best floor (paired by question and seed): {', '.join(beat)}." if beat
                  else " No encoder is shown above the best floor.")
+        if len(trained) > 1:  # the widest gap between two encoders, tested as any claim is
+            best, worst = trained["method"].iat[0], trained["method"].iat[-1]
+            gap = claim(records, best, worst, metric="MAP", table=TABLE, dataset=dataset, split=split)
+            line += (f" Best against worst encoder, {best} − {worst}: {gap['delta']:+.3f} [{gap['low']:+.3f}, "
+                     f"{gap['high']:+.3f}], **{gap['verdict']}**.")
         lines.append(line)
     return "\n".join(lines)
 
@@ -174,6 +179,9 @@ def figure(shown: pd.DataFrame, *, title: str):
         for r in rows[rows["kind"] == "anchor"].to_dict("records"):
             ax.axvline(r["MAP"], color="#c44e52", linestyle=":", linewidth=1.5,
                        label=f"{r['method'].removeprefix('anchor: ')} (not trained here)")
+        shown_values = [*trained["95% low"], *trained["95% high"], *floor["MAP"], *rows[rows["kind"] == "anchor"]["MAP"]]
+        margin = 0.05 * (max(shown_values) - min(shown_values))
+        ax.set_xlim(min(shown_values) - margin, max(shown_values) + margin)  # every line inside the panel
         ax.invert_yaxis()
         ax.set(title=f"{NAMES.get(dataset, dataset)} {split}", xlabel=f"{split} MAP (0-1)")
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14))

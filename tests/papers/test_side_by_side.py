@@ -43,6 +43,7 @@ def test_the_reading_ranks_the_encoders_and_names_those_above_the_floor():
     assert text.startswith("- **TrecQA raw test** (MAP, 2 seed(s)")
     assert text.index("A 0.") < text.index("B 0.")
     assert "Best floor: BM25" in text and "MiniLM" in text and "Above the best floor (paired by question and seed): A." in text
+    assert "Best against worst encoder, A − B: +0.300" in text and "**confirmed**" in text
     assert "No records" in side_by_side.reading([])
 
 
