@@ -48,16 +48,23 @@ def load(directory: str | Path) -> dict | None:
         return None
 
 
+NOT_HASHED = {"results", "report", "bench", "labs", "cli.py", "batch.py", "schedule.py", "peak_memory.py"}
+
+
+def hashed_files() -> list[Path]:
+    """The library files a trained model's numbers may depend on: every ``.py`` file of ``reproq`` except those that
+    only write, read back or teach (:data:`NOT_HASHED`: ``results``, ``report``, ``bench``, ``labs``, the command
+    line, the notebook runner, its scheduler and its memory sampler)."""
+    root = Path(__file__).resolve().parents[1]
+    return sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in NOT_HASHED)
+
+
 @functools.lru_cache(maxsize=1)
 def code_hash() -> str:
-    """A hash of the library code a trained model's numbers depend on, so that a checkpoint written by older
-    code is never resumed: every ``.py`` file of ``reproq`` except those that only write, read back or teach
-    (``results``, ``report``, ``bench``, ``labs``, the command line, the notebook runner and its memory sampler)."""
+    """A hash of :func:`hashed_files`, so that a checkpoint written by older code is never resumed."""
     root = Path(__file__).resolve().parents[1]
-    reporting = {"results", "report", "bench", "labs", "cli.py", "batch.py", "peak_memory.py"}
-    files = sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in reporting)
     digest = hashlib.sha1()
-    for path in files:
+    for path in hashed_files():
         digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
     return digest.hexdigest()
 
