@@ -6,9 +6,10 @@ The protocol is fixed in advance and the same for every encoder; nothing in it i
 - Tay et al.'s pointwise ranker around each encoder (:class:`~reproq.models.answer_ranker.PointwiseRanker`): fixed
   word vectors, a trainable m-d projection, the encoder, temporal mean pooling, the four raw overlap counts joining
   after the dropout, the dense layer and the 2-class softmax; the encoders of all five papers (:data:`ENCODERS`);
-- :data:`PROTOCOL`'s inputs: skip-gram word2vec trained on each dataset's own texts and the raw counts — what DEV
-  chose in notebook 04 on TrecQA and notebook 06 on QatarLiving (WikiQA's DEV chose GloVe there; one protocol takes
-  word2vec everywhere, so WikiQA's numbers here can sit below notebook 06's);
+- :data:`PROTOCOL`'s inputs: skip-gram word2vec trained on each dataset's own texts and the raw counts after the
+  dropout — the overlap features DEV chose on all three datasets (notebooks 04 and 06) and the vectors it chose on
+  QatarLiving; on TrecQA and WikiQA DEV preferred GloVe 6B 50-d by a small margin, which one fixed protocol does not
+  take, so their numbers here can sit below notebooks 04's and 06's;
 - the profile's sizes, epochs and batches per dataset, DEV MAP choosing the epoch; TrecQA trained on TRAIN.
 
 Evaluations (:data:`EVALUATIONS`): TrecQA raw TEST, WikiQA test, QatarLiving dev (no test split: dev also chose the
