@@ -24,6 +24,42 @@ def huge_pages() -> dict[str, str | None]:
             "transparent_hugepage": system.read_text().strip() if system.exists() else None}
 
 
+# glibc's malloc told to serve every allocation from its heap (never a fresh mmap) and to keep what is freed: then a
+# tensor freed in one step is handed out again, warm, in the next, for every model alike — what the RCNN's own pool of
+# buffers does for it alone (rcnn_kernel.cpp), which made torch.nn.LSTM pay page faults the RCNN did not
+WARM_ALLOCATOR = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(2**40), "MALLOC_TOP_PAD_": str(2**26)}
+
+
+def allocator() -> dict[str, str | None]:
+    """The allocator conditions of this process: glibc's malloc settings of :data:`WARM_ALLOCATOR` as set here."""
+    return {k: os.environ.get(k) for k in WARM_ALLOCATOR}
+
+
+def in_warm_allocator(module: str, out_path: Path, profile: str) -> dict | None:
+    """Run ``module``'s ``main(out_path, profile=)`` again in a child process under :data:`WARM_ALLOCATOR` (malloc reads
+    its settings at start) and return what it wrote; None where this process already runs so (then measure here)."""
+    import json
+    import subprocess
+    import sys
+
+    if allocator() == WARM_ALLOCATOR:
+        return None
+    code = f"import sys; from pathlib import Path; from {module} import main; main(Path(sys.argv[1]), profile=sys.argv[2])"
+    subprocess.run([sys.executable, "-c", code, str(out_path), profile], env={**os.environ, **WARM_ALLOCATOR},
+                   check=True)
+    return json.loads(Path(out_path).read_text())
+
+
+def cpu_flags() -> list[str]:
+    """The CPU's vector-instruction flags that torch's kernels may use (Linux ``/proc/cpuinfo``), sorted."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return []
+    flags = next((line.split(":", 1)[1].split() for line in cpuinfo.read_text().splitlines()
+                  if line.startswith("flags")), [])
+    return sorted(f for f in flags if f.startswith(("avx", "fma", "sse4", "amx", "f16c", "bmi")))
+
+
 def seconds(step: Callable[[], object], device: torch.device) -> float:
     """Wall seconds of one ``step()``, waiting for a GPU to finish its queued work before and after."""
     import torch
@@ -55,10 +91,14 @@ def write_rows_csv(path: Path, rows: list[dict], formats: Mapping[str, str]) -> 
     write_text(Path(path), "\n".join(lines) + "\n")
 
 
+def round_ratios(times: Mapping[str, list[float]], reference: str) -> dict[str, list[float]]:
+    """Each step's speed relative to ``reference`` (its time over the step's) in each round of :func:`interleaved`."""
+    return {name: [r / t for r, t in zip(times[reference], ts)] for name, ts in times.items()}
+
+
 def paired_ratios(times: Mapping[str, list[float]], reference: str) -> dict[str, float]:
-    """Each step's speed relative to ``reference`` (its time over the step's), taken round by round of
-    :func:`interleaved` and the median kept: a round slowed by the machine slows both sides of its ratio."""
-    return {name: statistics.median(r / t for r, t in zip(times[reference], ts)) for name, ts in times.items()}
+    """The median of :func:`round_ratios`: a round slowed by the machine slows both sides of its ratio."""
+    return {name: statistics.median(ratios) for name, ratios in round_ratios(times, reference).items()}
 
 
 def load_warning(before: tuple[float, ...], after: tuple[float, ...]) -> str | None:

@@ -21,6 +21,11 @@ def test_smoke_benchmark_writes_json_and_csv(tmp_path):
     assert rcnn["parameters"] == 400_800 and saved["rcnn_over_torch_lstm"] == rcnn["relative_to_torch_lstm"]
     assert out.with_suffix(".csv").read_text().count("\n") == len(names) + 1
     assert result["rows"] == saved["rows"]
+    from reproq.bench import WARM_ALLOCATOR
+
+    assert saved["allocator"] == WARM_ALLOCATOR  # measured in a child whose malloc keeps every buffer warm
+    assert saved["cpu_capability"] and "cpu_flags" in saved
+    assert all(r["ratio_lowest"] <= r["relative_to_torch_lstm"] <= r["ratio_highest"] for r in saved["rows"])
 
 
 def test_paired_ratios_survive_a_round_the_machine_slowed():
