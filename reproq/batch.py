@@ -284,7 +284,8 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
         with PeakMemory() as memory, _renamed_after(running, executed):
             _interruptible(lambda: papermill.execute_notebook(str(notebook), str(running), parameters=params,
                                                               cwd=str(notebook.parent), progress_bar=progress,
-                                                              kernel_name="python3"))
+                                                              kernel_name="python3",
+                                                              kernel_manager_class=_local_kernel_manager()))
     except PapermillExecutionError as exc:
         first_line = next((line for line in exc.source.splitlines() if line.strip()), "")
         raise NotebookFailed(f"{notebook.name} failed in the cell starting `{first_line}` (execution count "
@@ -318,6 +319,24 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
                                             "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                             "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed)
+
+
+def _local_kernel_manager():
+    """A kernel manager that talks to its kernel over local sockets (IPC) rather than TCP: nothing listens on a port,
+    and the kernel has no unencrypted-TCP warning to print on every run. The sockets live in a scratch folder of
+    their own, removed with the kernel."""
+    import tempfile
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    class LocalKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.transport = "ipc"
+            self.ip = str(Path(tempfile.gettempdir()) / f"reproq-kernel-{uuid.uuid4().hex[:12]}")
+
+    return LocalKernelManager
 
 
 @contextlib.contextmanager

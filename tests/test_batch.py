@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -273,3 +274,13 @@ def test_ctrl_c_stops_a_running_notebook_with_one_line_and_its_kernel_gone(noteb
     err = runner.stderr.read()
     assert "reproq: interrupted" in err and "Traceback" not in err
     assert kernels and not any(k.is_running() and k.status() != psutil.STATUS_ZOMBIE for k in kernels)
+
+
+def test_a_run_prints_no_kernel_transport_warning_and_leaves_no_socket(notebook_dir, capfd):
+    import tempfile
+
+    before = set(Path(tempfile.gettempdir()).glob("reproq-kernel-*"))
+    write_notebook(notebook_dir / "00_quiet.ipynb", "x = 1")
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert "without encryption" not in capfd.readouterr().err
+    assert set(Path(tempfile.gettempdir()).glob("reproq-kernel-*")) == before
