@@ -41,4 +41,4 @@ def test_a_row_shows_ours_beside_the_papers_number_with_its_verdict(built):
     text = pages.paper_page(built, "tay2018")
     table6 = text.split("## Table 6")[1].split("\n## ")[0]
     qrnn = next(line for line in table6.splitlines() if "| QRNN | train=TRAIN | MAP |" in line)
-    assert "| 0.7 | 0.757 ± 0.002 |" in qrnn and "not reproduced" in qrnn and "04_trecqa_ctrn" in qrnn
+    assert "| 0.7 | 0.748 ± 0.005 |" in qrnn and "not reproduced" in qrnn and "04_trecqa_ctrn" in qrnn

@@ -28,18 +28,20 @@ def copy(tmp_path):
 
 def test_a_number_in_no_record_fails_in_the_readme(copy):
     readme = copy / "README.md"
-    readme.write_text(readme.read_text() + "\n- **TrecQA** (notebook 04): QRNN reaches 0.43219 MAP.\n")
-    assert [t.text for t in prose.check(copy)] == ["0.43219"]
+    # a number no record of notebook 04 holds, even read as a percentage of a rounded table cell (0.43219 became one
+    # when a std of 0.0043 was printed there: the check's documented limit)
+    readme.write_text(readme.read_text() + "\n- **TrecQA** (notebook 04): QRNN reaches 0.91357 MAP.\n")
+    assert [t.text for t in prose.check(copy)] == ["0.91357"]
 
 
 def test_a_number_in_no_record_fails_in_a_notebook(copy):
     path = copy / "notebooks" / "04_trecqa_ctrn.ipynb"
     nb = json.loads(path.read_text())
     nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {},
-                        "source": ["QRNN on TRAIN reaches 0.43219 MAP, CTRN 0.748 (paper 0.7582)."]})
+                        "source": ["QRNN on TRAIN reaches 0.91357 MAP, CTRN 0.748 (paper 0.7582)."]})
     path.write_text(json.dumps(nb))
     missing = prose.check(copy)
-    assert [(t.text, t.where.split(",")[0]) for t in missing] == [("0.43219", "04_trecqa_ctrn.ipynb")]
+    assert [(t.text, t.where.split(",")[0]) for t in missing] == [("0.91357", "04_trecqa_ctrn.ipynb")]
 
 
 def test_a_notebook_reads_only_its_own_results_folder(copy):
