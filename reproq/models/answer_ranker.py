@@ -35,10 +35,9 @@ from reproq.models.embedding import WordEmbedding
 from reproq.models.pooling import mean_state
 from reproq.models.qrnn import QRNNConfig
 
-# the sequence encoders of the other papers (reproq.models registry name; sizes from RankerConfig): Lei et al.'s CNN
-# (width ap_width), GRU and RCNN (order width), Rankine's CBOW (states tanh(W x + b), m-d)
-OTHER_ENCODERS = {"CNN": "cnn", "GRU": "gru", "RCNN": "rcnn", "CBOW": "cbow"}
-POINTWISE = ("QRNN", "CTRN", "LSTM", "BiLSTM", *OTHER_ENCODERS)
+# beyond Tay et al., the sequence encoders of the other papers (build_pair_encoder): Lei et al.'s CNN, GRU and RCNN,
+# Rankine's CBOW (states tanh(W x + b), m-d)
+POINTWISE = ("QRNN", "CTRN", "LSTM", "BiLSTM", "CNN", "GRU", "RCNN", "CBOW")
 PAIRWISE = ("AP-CNN", "AP-BiLSTM")
 METHODS = POINTWISE + PAIRWISE
 
@@ -79,19 +78,18 @@ def build_pair_encoder(config: RankerConfig) -> nn.Module:
     m, d = config.projection_dim, config.hidden_dim
     if config.method == "CTRN":
         return CTRN(QRNNConfig(input_dim=m, hidden_dim=d, width=config.width), alignment=config.alignment)
-    if config.method == "QRNN":
-        encoder = build_encoder("qrnn", input_dim=m, hidden_dim=d, width=config.width)
-    elif config.method == "AP-CNN":
-        encoder = build_encoder("cnn", input_dim=m, hidden_dim=d, width=config.ap_width)
-    elif config.method == "LSTM":
-        encoder = build_encoder("lstm", input_dim=m, hidden_dim=d)
-    elif config.method in OTHER_ENCODERS:
-        name = OTHER_ENCODERS[config.method]
-        sizes = {"cnn": dict(hidden_dim=d, width=config.ap_width), "gru": dict(hidden_dim=d),
-                 "rcnn": dict(hidden_dim=d, order=config.width), "cbow": {}}[name]
-        encoder = build_encoder(name, input_dim=m, **sizes)
-    else:  # BiLSTM, AP-BiLSTM
-        encoder = build_encoder("lstm", input_dim=m, hidden_dim=d, bidirectional=True)
+    # method -> the registry's encoder and its sizes (the CNNs convolve ap_width words, QRNN and RCNN look k back)
+    encoders = {"QRNN": ("qrnn", dict(hidden_dim=d, width=config.width)),
+                "AP-CNN": ("cnn", dict(hidden_dim=d, width=config.ap_width)),
+                "CNN": ("cnn", dict(hidden_dim=d, width=config.ap_width)),
+                "LSTM": ("lstm", dict(hidden_dim=d)),
+                "BiLSTM": ("lstm", dict(hidden_dim=d, bidirectional=True)),
+                "AP-BiLSTM": ("lstm", dict(hidden_dim=d, bidirectional=True)),
+                "GRU": ("gru", dict(hidden_dim=d)),
+                "RCNN": ("rcnn", dict(hidden_dim=d, order=config.width)),
+                "CBOW": ("cbow", {})}
+    name, sizes = encoders[config.method]
+    encoder = build_encoder(name, input_dim=m, **sizes)
     return Siamese(encoder)
 
 
