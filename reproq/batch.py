@@ -6,8 +6,8 @@ run ends, so that a copy left by a killed run says so. A notebook is skipped whe
 inputs — its own source, the ``reproq`` library, the parameters, the torch thread count and the state of the
 data files, taken when it finished — are unchanged since its last successful run *and* every output it recorded
 (``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it
-stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs: their names, and
-their values' kinds against its defaults.
+stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs:
+their names, and their values' kinds against its defaults.
 A failure names the notebook and the failing cell and stops the batch; what finished before stays.
 
 What each run cost — wall seconds, the kernel's peak resident memory (sampled), the thread count, the CPU — is
@@ -236,6 +236,11 @@ def record_cost(profile: str, notebook: str, cost: dict) -> Path:
     return path
 
 
+def executed_copy(profile: str, notebook: Path) -> Path:
+    """Where a run of ``notebook`` leaves its executed copy (``build/notebooks/<profile>/``)."""
+    return paths.build_dir() / "notebooks" / profile / notebook.name
+
+
 def _stamp(profile: str, notebook: Path) -> Path:
     return paths.build_dir() / "runs" / profile / f"{notebook.stem}.json"
 
@@ -268,7 +273,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     from papermill.exceptions import PapermillExecutionError
 
     params = {"PROFILE": profile, **(parameters or {})}
-    executed = paths.build_dir() / "notebooks" / profile / notebook.name
+    executed = executed_copy(profile, notebook)
     stamp = _stamp(profile, notebook)
     last = None if force else _read_json(stamp)
     if last and last.get("fingerprint") == fingerprint(notebook, params) and outputs_intact(last.get("outputs", [])):
@@ -432,8 +437,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
             expected = schedule.expected_seconds(profile)
             for k, nb in enumerate(chosen, 1):
                 if progress:
-                    yield Outcome(nb.stem, "started", 0.0, paths.build_dir() / "notebooks" / profile / nb.name,
-                                  _eta(k, chosen, expected))
+                    yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb), _eta(k, chosen, expected))
                 yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
                                    progress=progress)
             return
@@ -460,15 +464,14 @@ def _eta(k: int, chosen: Sequence[Path], expected: dict[str, float]) -> str:
 def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **options) -> Iterator[Outcome]:
     """:func:`reproq.schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts (with ``progress``),
     then ``ran`` or ``skipped``; NotebookFailed at the end naming every notebook that failed (the others finished)."""
-    failures = []
-    executed_dir = paths.build_dir() / "notebooks" / options["profile"]
+    failures, profile = [], options["profile"]
     for event, nb, done in schedule.run_side_by_side(chosen, jobs, **options):
         if event == "started":
             if progress:
-                yield Outcome(nb.stem, "started", 0.0, executed_dir / nb.name, "beside others; log "
-                              f"{paths.build_dir() / 'runs' / options['profile'] / (nb.stem + '.log')}")
+                yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb),
+                              f"beside others; log {schedule.log_path(profile, nb)}")
         elif done.returncode == 0:
-            yield Outcome(nb.stem, schedule.status(done.log, nb), done.seconds, executed_dir / nb.name,
+            yield Outcome(nb.stem, schedule.status(done.log, nb), done.seconds, executed_copy(profile, nb),
                           "inputs unchanged since its last run")
         else:
             failures.append(f"{nb.name}: {done.why} (log: {done.log})")

@@ -89,6 +89,11 @@ def _why(log: Path) -> str:
     return next((line for line in reversed(lines) if line.startswith(("FAILED", "reproq:"))), lines[-1] if lines else "")
 
 
+def log_path(profile: str, notebook: Path) -> Path:
+    """Where a side-by-side run of ``notebook`` writes its output (``build/runs/<profile>/<notebook>.log``)."""
+    return paths.build_dir() / "runs" / profile / f"{notebook.stem}.log"
+
+
 def command(notebook: Path, *, profile: str, parameters: dict, force: bool, threads: int,
             executor: dict) -> list[str]:
     """The ``reproq run`` of one notebook, as the side-by-side runner starts it: with ``parameters`` (those it has)
@@ -97,8 +102,8 @@ def command(notebook: Path, *, profile: str, parameters: dict, force: bool, thre
     # the child reads the notebooks from this runner's folder (paths.NOTEBOOKS_DIR), wherever that is
     bootstrap = ("import sys; from pathlib import Path; from reproq import cli, paths; "
                  "paths.NOTEBOOKS_DIR = Path(sys.argv[1]); sys.exit(cli.main(sys.argv[2:]))")
-    return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile, "--only", notebook.stem, "--jobs", "1",
-            "--threads", str(threads), *where, *(["--force"] if force else []),
+    return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile,
+            "--only", notebook.stem, "--jobs", "1", "--threads", str(threads), *where, *(["--force"] if force else []),
             *(arg for k, v in parameters.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
 
 
@@ -108,12 +113,11 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
     ``("started", notebook, None)`` and ``("finished", notebook, Finished)`` as they happen. The environment
     (retrain time, data mirror) is inherited by every child."""
     alone, units, last = plan(notebooks, expected_seconds(profile))
-    logs = paths.build_dir() / "runs" / profile
-    logs.mkdir(parents=True, exist_ok=True)
     failed = False
 
     def start(nb: Path):
-        log = logs / f"{nb.stem}.log"
+        log = log_path(profile, nb)
+        log.parent.mkdir(parents=True, exist_ok=True)
         handle = open(log, "w")  # noqa: SIM115 - closed when the child ends
         child = subprocess.Popen(command(nb, profile=profile, parameters=parameters(nb), force=force, threads=threads,
                                          executor=executor), stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
