@@ -18,13 +18,14 @@ so ties broken in file order hand the count floor the labels).
   and :func:`random_scores`.
 
 :func:`floor_scores` gives the usual set on one split; :func:`floor_records` turns floors into the records a table
-shows beside the networks.
+shows beside the networks; :func:`beside_records` does both for one evaluation, the external anchor with them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -149,4 +150,23 @@ def floor_records(provenance, scores: dict[str, list[np.ndarray]], questions: Se
         config = {"tie orders": TIE_ORDERS, "first tie seed": seed,
                   "sd over tie orders": {m: expected["sd over tie orders"][m] for m in metrics}}
         records += provenance.records(expected, metrics=metrics, method=f"{prefix}{name}", config=config, **keys)
+    return records
+
+
+def beside_records(train: Sequence[QAQuestion], questions: Sequence[QAQuestion], idf_texts: Sequence[Sequence[str]],
+                   provenance, *, seed: int, metrics: Sequence[str], ks: Sequence[int] = (),
+                   extra: dict[str, list[np.ndarray]] | None = None, anchor_model=None, **keys) -> list:
+    """What a real-data table shows beside the networks on ``questions``: the floors of :func:`floor_scores`
+    (fitted on ``train``, IDF over ``idf_texts``) and ``extra`` (name -> scores, e.g. a task's own baselines) as
+    :func:`floor_records`, and, with ``anchor_model``, the external anchor (:mod:`reproq.baselines.anchor`, zero-shot)
+    without the floors' prefix, its provenance naming its package and weights instead of word vectors. ``keys`` as
+    for :func:`floor_records`."""
+    scores = floor_scores(train, questions, idf_texts) | (extra or {})
+    records = floor_records(provenance, scores, questions, seed=seed, metrics=metrics, ks=ks, **keys)
+    if anchor_model is not None:
+        from reproq.baselines import anchor
+
+        anchored = replace(provenance, data={**provenance.data, **anchor.provenance()}, word_vectors=None)
+        records += floor_records(anchored, {anchor.METHOD: anchor.answer_scores(anchor_model, questions)}, questions,
+                                 seed=seed, metrics=metrics, ks=ks, prefix="", **keys)
     return records

@@ -72,20 +72,14 @@ def trained_records(data: AnswerInputs, p: AnswerSelection, methods: Sequence[st
     return records
 
 
-def floor_records(dataset: str, p: AnswerSelection, provenance: Provenance, seed: int, *, anchor_model=None,
-                  anchor_provenance: Provenance | None = None) -> list[Record]:
-    """The floors of ``dataset``'s evaluation (:func:`reproq.answer_selection.floors.floor_scores`, fitted on its
-    training split, IDF over all its texts as for the networks) and, with ``anchor_model``, the external anchor."""
+def floor_records(dataset: str, p: AnswerSelection, provenance: Provenance, seed: int, *,
+                  anchor_model=None) -> list[Record]:
+    """The floors of ``dataset``'s evaluation, fitted on its training split with IDF over all its texts as for the
+    networks, and, with ``anchor_model``, the external anchor (:func:`reproq.answer_selection.floors.beside_records`)."""
     full = {split: questions[:p.limit] for split, questions in load_splits(dataset)[0].items()}
     _, split, train_split = EVALUATIONS[dataset]
-    scores = floors.floor_scores(full[train_split], full[split], question_texts(*full.values()))
-    records = floors.floor_records(provenance, scores, full[split], seed=seed, metrics=METRICS, **_keys(dataset))
-    if anchor_model is not None:
-        from reproq.baselines import anchor
-
-        records += floors.floor_records(anchor_provenance, {anchor.METHOD: anchor.answer_scores(anchor_model, full[split])},
-                                        full[split], seed=seed, metrics=METRICS, prefix="", **_keys(dataset))
-    return records
+    return floors.beside_records(full[train_split], full[split], question_texts(*full.values()), provenance, seed=seed,
+                                 metrics=METRICS, anchor_model=anchor_model, **_keys(dataset))
 
 
 def kind(method: str) -> str:

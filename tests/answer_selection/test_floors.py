@@ -174,3 +174,26 @@ def test_a_floor_record_is_its_expectation_over_tie_orders_question_by_question(
     assert record.seeds == () and record.method == "floor: overlap count"
     assert record.config["tie orders"] == TIE_ORDERS
     assert record.config["sd over tie orders"]["MAP"] == pytest.approx(np.std([o["MAP"] for o in orders], ddof=1))
+
+
+def test_beside_records_are_the_floors_the_extra_scorers_and_the_anchor_with_its_own_provenance(monkeypatch):
+    from reproq.baselines import anchor
+    from reproq.results import Provenance
+
+    provenance = Provenance(data={"trecqa/test": "abc"}, word_vectors="word2vec on trecqa", code_version="test")
+    monkeypatch.setattr(anchor, "answer_scores", lambda model, questions: [np.arange(len(q.candidates))[::-1] * 1.0
+                                                                           for q in questions])
+    monkeypatch.setattr(anchor, "provenance", lambda: {"anchor": "weights 1.0"})
+    keys = dict(paper="tay2018", table="Table 6", dataset="trecqa", split="test")
+    texts = question_texts(HAND)
+    extra = {"random": floors.random_scores(HAND)}
+    records = floors.beside_records(HAND, HAND, texts, provenance, seed=4, metrics=["MAP"], extra=extra,
+                                    anchor_model=object(), **keys)
+    expected = floors.floor_records(provenance, floors.floor_scores(HAND, HAND, texts) | extra, HAND, seed=4,
+                                    metrics=["MAP"], **keys)
+    assert records[:len(expected)] == expected
+    (anchored,) = records[len(expected):]
+    assert anchored.method == anchor.METHOD and anchored.value == 1.0  # the positives come first in HAND
+    assert anchored.data == {"trecqa/test": "abc", "anchor": "weights 1.0"}  # no word vectors: it has its own
+    assert floors.beside_records(HAND, HAND, texts, provenance, seed=4, metrics=["MAP"], extra=extra,
+                                 **keys) == expected  # no anchor model, no anchor row
