@@ -2,7 +2,8 @@
 
 ``reproq run --profile cpu`` runs ``notebooks/NN_*.ipynb`` one after the other. Each executed copy goes
 to ``build/notebooks/<profile>/`` (the sources are never overwritten), named ``<name>.running.ipynb`` until its
-run ends, so that a copy left by a killed run says so. A notebook is skipped when its
+run ends, so that a copy left by a killed run says so; a finished run keeps a copy beside its records
+(``results/<name>/<name>.ipynb``: :func:`kept_copy`), so that a reader sees what the committed numbers came from. A notebook is skipped when its
 inputs — its own source, the ``reproq`` library, the parameters, the torch thread count and the state of the
 data files, taken when it finished — are unchanged since its last successful run *and* every output it recorded
 (``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it
@@ -23,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -241,6 +243,17 @@ def executed_copy(profile: str, notebook: Path) -> Path:
     return paths.build_dir() / "notebooks" / profile / notebook.name
 
 
+def kept_copy(profile: str, notebook: Path) -> Path:
+    """Where a finished run of ``notebook`` keeps its executed copy: beside its records (``results/<name>/``), as
+    the run that wrote them left it."""
+    return paths.output_dirs(profile)[0] / notebook.stem / notebook.name
+
+
+def _keep(executed: Path, kept: Path) -> None:
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    atomic.replace_atomically(kept, lambda tmp: shutil.copyfile(executed, tmp))
+
+
 def _stamp(profile: str, notebook: Path) -> Path:
     return paths.build_dir() / "runs" / profile / f"{notebook.stem}.json"
 
@@ -316,6 +329,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
         "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    _bookkeeping(_keep, executed, kept_copy(profile, notebook))
     results_dir = paths.output_dirs(profile)[0]
     if results_dir == paths.ROOT / "results":  # the committed results: the notebook carries their words
         _bookkeeping(readings.write, notebook, results_dir)

@@ -44,6 +44,18 @@ def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path)
     assert (notebook_dir / "out.txt").read_text().splitlines() == ["smoke 1", "smoke 2", "smoke 2"]
 
 
+def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_one_does_not(notebook_dir):
+    write_notebook(notebook_dir / "00_ok.ipynb", "print(f'ran with {VALUE}')")
+    write_notebook(notebook_dir / "01_bad.ipynb", "raise RuntimeError('broken')")
+    (outcome,) = batch.run(profile="smoke", only=["00"], progress=False)
+    kept = batch.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
+    assert kept == paths.output_dirs("smoke")[0] / "00_ok" / "00_ok.ipynb"
+    assert kept.read_bytes() == outcome.executed.read_bytes() and "ran with 1" in kept.read_text()
+    with pytest.raises(batch.NotebookFailed):
+        list(batch.run(profile="smoke", only=["01"], progress=False))
+    assert not batch.kept_copy("smoke", notebook_dir / "01_bad.ipynb").exists()
+
+
 def test_each_notebook_starts_with_its_place_its_last_time_and_the_time_left(notebook_dir):
     for name in ("00_a", "01_b", "02_c"):
         write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")

@@ -206,9 +206,10 @@ def papers_of(folder: Path) -> set[str]:
 
 
 def pool(folders: Iterable[Path]) -> Pool:
-    """The numbers of every results file in ``folders`` (recursively)."""
-    return Pool(p for folder in folders for path in sorted(Path(folder).rglob("*")) if path.is_file()
-                for p in file_numbers(path))
+    """The numbers of every results file in ``folders`` (recursively), the executed notebooks kept there aside (their
+    outputs are the runs' words, not records)."""
+    return Pool(p for folder in folders for path in sorted(Path(folder).rglob("*"))
+                if path.is_file() and path.suffix != ".ipynb" for p in file_numbers(path))
 
 
 def notebook_markdown(path: Path) -> Iterator[tuple[str, str]]:

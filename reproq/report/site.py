@@ -2,7 +2,8 @@
 
 :func:`build_site` writes ``index.html`` (the summary, then per paper every table and figure in the paper's order,
 from :mod:`reproq.report.verdicts`), copies the figures beside it, and converts the executed notebooks it finds
-(``build/notebooks/<profile>/``, what ``reproq run`` leaves) to HTML with nbconvert, linked from each item.
+(kept beside the records by ``reproq run``: ``results/<notebook>/<notebook>.ipynb``) to HTML with nbconvert,
+linked from each item.
 :func:`browse` opens the page in headless Chromium (Debian's ``chromium``), which counts the tables, the figures
 and the images that failed to load; :func:`screenshot` saves what it shows.
 """
@@ -95,8 +96,9 @@ def commentary(notebook: str, file: str) -> str:
 
 
 def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
-    """Executed notebooks (``build/notebooks/<profile>/``) as HTML under ``out_dir/notebooks``: folder -> link."""
-    executed = sorted((paths.build_dir() / "notebooks" / profile).glob("[0-9][0-9]_*.ipynb"))
+    """The executed notebooks kept beside the profile's records (:func:`reproq.batch.kept_copy`) as HTML under
+    ``out_dir/notebooks``: folder -> link."""
+    executed = sorted(paths.output_dirs(profile)[0].glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
     if not executed:
         return {}
     from nbconvert import HTMLExporter
