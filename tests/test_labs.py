@@ -86,3 +86,45 @@ def test_a_wrong_implementation_fails_with_a_message_that_names_it(released, lab
     check, words = WRONG[lab][3:]
     assert grade.score < grade.max_score
     assert check in grade.failures and words in grade.failures[check], grade.failures
+
+
+def test_a_class_is_graded_with_nbgraders_own_commands_in_the_course_folder(released, tmp_path):
+    """The instructor's path of the README: submissions collected into ``submitted/<student>/<lab>/``, then
+    ``nbgrader autograde``, ``generate_feedback`` and ``export`` run in the course folder (its nbgrader_config.py)."""
+    import csv
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root, lab = released[0], "lab1_metrics"
+    assert (root / course.CONFIG_FILE).is_file()
+    class_root = tmp_path / "class"  # a course of its own: the other tests' submissions are not this class's
+    shutil.copytree(root / "source", class_root / "source")
+    shutil.copytree(root / "release", class_root / "release")
+    shutil.copyfile(root / course.CONFIG_FILE, class_root / course.CONFIG_FILE)
+    submissions = {"ada": (paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(), "bob": _wrong(lab)}
+    for student, text in submissions.items():
+        target = class_root / "submitted" / student / lab / f"{lab}.ipynb"
+        target.parent.mkdir(parents=True)
+        target.write_text(text)
+    scripts = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": scripts + os.pathsep + os.environ.get("PATH", "")}
+    for command in (["generate_assignment", lab, "--force"], ["autograde", lab], ["generate_feedback", lab],
+                    ["export"]):
+        done = subprocess.run([str(Path(scripts) / "nbgrader"), *command], cwd=class_root, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"nbgrader {' '.join(command)}: {done.stderr[-2000:]}"
+    with open(class_root / "grades.csv") as handle:
+        grades = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert sorted(grades) == ["ada", "bob"]
+    assert float(grades["ada"]["score"]) == float(grades["ada"]["max_score"]) >= 3
+    assert float(grades["bob"]["score"]) < float(grades["bob"]["max_score"])
+    feedback = {student: class_root / "feedback" / student / lab / f"{lab}.html" for student in submissions}
+    assert all(page.is_file() for page in feedback.values())
+    assert WRONG[lab][4] in feedback["bob"].read_text() and WRONG[lab][4] not in feedback["ada"].read_text()
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{class_root / 'gradebook.db'}") as gradebook:  # the commands read the course's config
+        assert gradebook.find_assignment(lab).course_id == course.SETTINGS["CourseDirectory"]["course_id"]

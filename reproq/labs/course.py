@@ -5,8 +5,9 @@ the instructor's notebook with its solutions between ``### BEGIN SOLUTION`` / ``
 tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``; ``generate_assignment`` writes
 ``release/<lab>/`` without either and without outputs; ``autograde`` runs a submission from
 ``submitted/<student>/<lab>/`` with the hidden tests put back and records its points in ``gradebook.db``.
-:func:`release` builds such a directory from ``labs/source/`` (:data:`reproq.paths.LABS_DIR`); :func:`autograde`
-grades one submitted notebook there.
+:func:`release` builds such a directory from ``labs/source/`` (:data:`reproq.paths.LABS_DIR`) with its
+``nbgrader_config.py`` (:func:`write_config`), so that an instructor's own ``nbgrader`` commands work there for a
+class; :func:`autograde` grades one submitted notebook there.
 """
 
 from __future__ import annotations
@@ -18,12 +19,28 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import paths
+from reproq import atomic, paths
 
 
 def labs() -> list[str]:
     """The labs, in teaching order (their folder names under ``labs/source/``)."""
     return sorted(p.name for p in paths.LABS_DIR.iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+# the course's nbgrader settings, here and in the ``nbgrader_config.py`` an instructor's own nbgrader commands read
+SETTINGS = {"CourseDirectory": {"course_id": "reproq"},
+            "ExecutePreprocessor": {"timeout": 600}}  # seconds per cell: a lab trains a small model
+CONFIG_FILE = "nbgrader_config.py"
+
+
+def write_config(course: Path) -> Path:
+    """``course/nbgrader_config.py``: :data:`SETTINGS` for the ``nbgrader`` commands an instructor runs in the course
+    directory (its root and gradebook are nbgrader's defaults there: the folder and ``gradebook.db`` in it)."""
+    lines = ["# nbgrader's settings for the reproq labs, written by `reproq labs`: run nbgrader from this folder",
+             "c = get_config()  # noqa: F821 - nbgrader defines it when it reads this file",
+             *(f"c.{section}.{name} = {value!r}" for section, values in SETTINGS.items()
+               for name, value in values.items())]
+    return atomic.write_text(Path(course) / CONFIG_FILE, "\n".join(lines) + "\n")
 
 
 def _api(course: Path):
@@ -36,10 +53,9 @@ def _api(course: Path):
     if scripts not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
 
-    config = Config()
+    config = Config(SETTINGS)
     config.CourseDirectory.root = str(course)
     config.CourseDirectory.db_url = f"sqlite:///{course / 'gradebook.db'}"
-    config.ExecutePreprocessor.timeout = 600  # a lab trains a small model
     return NbGraderAPI(config=config)
 
 
@@ -52,6 +68,7 @@ def release(course: Path, only: list[str] | None = None) -> dict[str, Path]:
     """Copy the instructor's sources to ``course/source`` and write the student release to ``course/release``;
     returns each lab's released notebook."""
     course = Path(course)
+    write_config(course)
     api, released = _api(course), {}
     for lab in only or labs():
         shutil.copytree(paths.LABS_DIR / lab, course / "source" / lab, dirs_exist_ok=True)
