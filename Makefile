@@ -9,11 +9,16 @@ BIN = $(VENV)/bin
 
 setup: $(VENV)/.installed
 
-# torch first, pinned: a bare `torch` requirement would pull a multi-GB CUDA build on machines without one.
+# torch first, pinned. On Linux without an NVIDIA GPU (no nvidia-smi) from PyTorch's CPU-only index as well: the
+# default index's Linux wheels are CUDA builds with gigabytes of nvidia-* packages, and pip takes the index's
+# `+cpu` build of the pinned version over them. Where that index cannot be reached, pip goes on with the default
+# index (and any local wheels it is configured with). `make setup TORCH_INDEX=` for the default index alone.
+TORCH_INDEX ?= $(if $(filter Linux,$(shell uname -s)),$(if $(shell command -v nvidia-smi 2>/dev/null),,https://download.pytorch.org/whl/cpu))
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from pathlib import Path
 
 import yaml
 
@@ -38,3 +39,33 @@ def test_environment_yml_has_every_requirement_with_its_bound():
     missing = {name: bound for name, bound in wanted.items() if have.get(CONDA_NAMES.get(name, name)) != bound}
     assert not missing, f"environment.yml lacks or bounds otherwise: {missing}"
     assert "cxx-compiler" in have  # the RCNN kernel's compiler
+
+
+def _setup_commands(tmp_path, path: str, *make_args: str) -> str:
+    """What ``make setup`` would run for a fresh environment, with ``path`` as PATH (``make -n``: nothing runs)."""
+    import os
+    import shutil
+    import subprocess
+
+    venv = tmp_path / "venv"
+    done = subprocess.run([shutil.which("make"), "-n", "-B", f"{venv}/.installed", f"VENV={venv}", *make_args],
+                          cwd=paths.ROOT, capture_output=True, text=True, env={**os.environ, "PATH": path},
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return next(line for line in done.stdout.splitlines() if '"torch==' in line)
+
+
+def test_setup_takes_torch_from_the_cpu_index_where_no_nvidia_gpu_is_found(tmp_path):
+    import os
+    import platform
+
+    cpu_index = "--extra-index-url https://download.pytorch.org/whl/cpu"
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "nvidia-smi").write_text("#!/bin/sh\n")
+    (fake / "nvidia-smi").chmod(0o755)
+    plain = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "nvidia-smi").exists())
+    if platform.system() == "Linux":
+        assert _setup_commands(tmp_path, plain).endswith(cpu_index)
+    assert cpu_index not in _setup_commands(tmp_path, f"{fake}{os.pathsep}{plain}")  # a GPU: its CUDA build
+    assert cpu_index not in _setup_commands(tmp_path, plain, "TORCH_INDEX=")  # overridden
