@@ -467,23 +467,31 @@ def _eta(k: int, chosen: Sequence[Path], expected: dict[str, float]) -> str:
     def minutes(seconds: float) -> str:
         return f"{seconds / 60:.1f} min"
 
-    nb, rest = chosen[k - 1], chosen[k - 1:]
-    last = f"last time {minutes(expected[nb.stem])}" if nb.stem in expected else "no time recorded"
+    rest = chosen[k - 1:]
+    last = _last_time(chosen[k - 1], expected)
     known = [expected[n.stem] for n in rest if n.stem in expected]
     unknown = len(rest) - len(known)
     left = f"about {minutes(sum(known))} left" + (f" and {unknown} never timed" if unknown else "") if known else ""
     return f"[{k}/{len(chosen)}] {last}" + (f"; {left}" if left else "")
 
 
+def _last_time(notebook: Path, expected: dict[str, float]) -> str:
+    """``last time 4.2 min``, or ``no time recorded``."""
+    return f"last time {expected[notebook.stem] / 60:.1f} min" if notebook.stem in expected else "no time recorded"
+
+
 def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **options) -> Iterator[Outcome]:
     """:func:`reproq.schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts (with ``progress``),
     then ``ran`` or ``skipped``; NotebookFailed at the end naming every notebook that failed (the others finished)."""
-    failures, profile = [], options["profile"]
+    failures, profile, started = [], options["profile"], 0
+    expected = schedule.expected_seconds(profile)
     for event, nb, done in schedule.run_side_by_side(chosen, jobs, **options):
         if event == "started":
+            started += 1
             if progress:
                 yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb),
-                              f"beside others; log {schedule.log_path(profile, nb)}")
+                              f"[{started}/{len(chosen)}] {_last_time(nb, expected)}; log "
+                              f"{schedule.log_path(profile, nb)}")
         elif done.returncode == 0:
             yield Outcome(nb.stem, schedule.status(done.log, nb), done.seconds, executed_copy(profile, nb),
                           "inputs unchanged since its last run")

@@ -60,9 +60,13 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
     first = {p.name: p.read_text() for p in notebook_dir.glob("*.txt")}
     for p in notebook_dir.glob("*.txt"):
         p.unlink()
-    side = [(o.notebook, o.status) for o in batch.run(profile="smoke", parameters={"VALUE": 5}, force=True,
-                                                       progress=True, jobs=2)]
+    outcomes = list(batch.run(profile="smoke", parameters={"VALUE": 5}, force=True, progress=True, jobs=2))
+    side = [(o.notebook, o.status) for o in outcomes]
     assert serial == ["ran"] * 3 and len(first) == 3
+    # each start says its place, its last time (the serial run recorded one) and its log
+    assert sorted(o.message.split(" last time")[0] for o in outcomes if o.status == "started") == ["[1/3]", "[2/3]",
+                                                                                                  "[3/3]"]
+    assert all(" min; log " in o.message for o in outcomes if o.status == "started")
     assert {p.name: p.read_text() for p in notebook_dir.glob("*.txt")} == first
     assert sorted(n for n, s in side if s == "started") == ["00_a", "01_b", "03_c"]
     assert sorted(n for n, s in side if s == "ran") == ["00_a", "01_b", "03_c"]
