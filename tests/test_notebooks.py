@@ -92,6 +92,9 @@ def test_notebooks_are_committed_without_outputs():
         source = "".join(tagged[0]["source"])
         for name in ("PROFILE", "SEEDS", "DEVICE"):
             assert f"{name} =" in source, f"{notebook.name}: the parameters cell lacks {name}"
+        # nbformat 4.5's cell ids, unique: without them every run warns and papermill makes new ones up
+        ids = [c.get("id") for c in cells]
+        assert all(ids) and len(set(ids)) == len(ids), f"{notebook.name}: cells without a unique id"
 
 
 def test_notebooks_define_no_functions_or_classes():
