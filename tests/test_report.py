@@ -13,8 +13,9 @@ import pytest
 from PIL import Image
 
 from reproq import paths
+from reproq.papers import PAPERS
 from reproq.results import Record
-from reproq.report import site, verdicts
+from reproq.report import scope, site, verdicts
 
 
 def write_records(folder: Path, records: list[Record]) -> None:
@@ -109,23 +110,87 @@ def _chromium_or_skip() -> None:
         pytest.skip("no chromium here (apt-get install chromium)")
 
 
-def test_the_committed_report_opens_in_chromium_whole(tmp_path):
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory):
+    """The report of the committed records, its page built, and what Chromium shows of it at 1280 × 800."""
     _chromium_or_skip()
+    scratch = tmp_path_factory.mktemp("committed")
     built = verdicts.build()
-    page = site.build_site(tmp_path / "site", built)
+    page = site.build_site(scratch / "site", built)
+    return built, page, site.browse(page, scratch), scratch
+
+
+def _section(page: Path, anchor: str) -> str:
+    """The HTML of one item of the page: from its heading to the next."""
+    return page.read_text().split(f"<h3 id='{anchor}'>")[1].split("<h3 ")[0].split("<h2 ")[0]
+
+
+def test_the_committed_report_opens_in_chromium_whole(committed):
+    built, page, shown, scratch = committed
     rows, figures = built.rows, built.figures
-    shown = site.browse(page, tmp_path)
     assert shown["tables"] == rows.groupby(["paper", "table"]).ngroups  # every table (and figure) with numbers
+    assert shown["tables_visible"] == 0  # each behind its disclosure, closed: the paper's shape comes first
     pngs = [p for p in (paths.ROOT / "figures").glob("*/*.png") if p.parent.name != "report"]
     assert sum(len(f) for f in figures.files) > 10  # the papers' figures are found by their names
     sources = re.findall(r'<img src="figures/([^"]+)"', page.read_text())
     assert {f"{p.parent.name}/{p.name}" for p in pngs} == set(sources)  # every figure the notebooks drew
+    assert len(sources) == len(set(sources))  # each once
     assert shown["figures"] == shown["images"] == len(sources)
     assert shown["broken"] == 0
-    shot = site.screenshot(page, tmp_path / "shot.png", tmp_path)
+    shaped = {(r.config["where"], r.config["file"]) for r in built.records if r.paper in PAPERS}
+    tables = {f"results/{where}/{file}{suffix}.md" for where, file in shaped for suffix in ("", "__synthetic")
+              if (paths.ROOT / "results" / where / f"{file}{suffix}.md").is_file()}
+    assert len(tables) > 20 and tables == set(re.findall(r"to <code>(results/[^<]+\.md)</code>", page.read_text()))
+    assert shown["shaped"] >= len(tables)  # every paper-shaped table the notebooks wrote, under each item it holds
+    shot = site.screenshot(page, scratch / "shot.png", scratch)
     pixels = np.asarray(Image.open(shot).convert("L"), dtype=float)
     assert pixels.shape == (2400, 1280) and pixels.std() > 20  # text and tables, not a blank page
     assert (pixels < 128).mean() > 0.01
+
+
+def test_the_first_screen_shows_the_summary_and_the_sidebar_reaches_every_item(committed):
+    _, _, shown, _ = committed
+    assert shown["screen_width"] == 1280 and shown["screen_height"] <= 800  # Chromium's window frame takes some
+    assert shown["summary_bottom"] <= shown["screen_height"]  # the verdict counts, whole, without scrolling
+    assert shown["summary_left"] >= shown["sidebar_right"]  # beside the sidebar, not under it
+    targets = shown["sidebar_targets"].split()
+    assert shown["sidebar_dangling"] == 0 and len(targets) == shown["sidebar_links"]
+    items = scope.scope_table()
+    for paper in PAPERS:
+        first = items[(items.paper == paper) & items.item.str.startswith("Table")].item.iat[0]
+        assert f"{paper}-{first.lower().replace(' ', '-')}" in targets, f"{paper}'s {first} is not in the sidebar"
+    assert {f"{p}-{i.lower().replace(' ', '-')}" for p, i in zip(items.paper, items.item)} <= set(targets)
+    assert targets[0] == "summary" and {"side-by-side", "other-figures"} <= set(targets)
+
+
+def test_an_item_shows_the_papers_shape_first_and_every_row_behind_a_disclosure(committed):
+    _, page, _, _ = committed
+    table6 = _section(page, "tay2018-table-6")
+    shaped, rows = table6.split("<details>")
+    assert "results/04_trecqa_ctrn/tay2018_table6.md" in shaped  # notebook 04's table, ours beside the paper's
+    qrnn = next(row for row in shaped.split("<tr>") if ">QRNN<" in row and ">train=TRAIN<" in row)
+    assert re.findall(r">([^<>]+)</td>", qrnn)[2:4] == ["0.7477 ± 0.0051", "0.7"]
+    assert "The 7 that do not reproduce" in shaped and "Notebook 04_trecqa_ctrn on these numbers" in shaped
+    disclosed = rows.split("</details>")[0]
+    assert disclosed.startswith("<summary>All 36 rows") and disclosed.count("<tr") == 37  # the header and each row
+    assert "<details>" not in _section(page, "smolyakov2017-figure-1")  # no row, nothing to disclose
+
+
+def test_tay_table_5_is_told_one_way(committed):
+    """Our QatarLiving records are on dev, the paper's Table 5 on test: the scope table, the verdicts' rows and the
+    report say so in the same words, and count the same rows as not built."""
+    built, page, _, _ = committed
+    phrase = "ours on qatarliving dev, the paper's on qatarliving test"
+    table = scope.scope_table().set_index(["paper", "item"])
+    assert table.loc[("tay2018", "Table 5"), "elsewhere"] == phrase
+    assert table.loc[("tay2018", "Table 5"), ["paper rows", "rows covered", "status"]].tolist() == [8, 0, "not built"]
+    rows = built.rows[(built.rows.paper == "tay2018") & (built.rows.table == "Table 5")]
+    assert set(rows.verdict) == {"not built"} and set(rows.why) == {phrase}
+    assert len(rows[scope.ROW_KEYS].drop_duplicates()) == 8
+    section = _section(page, "tay2018-table-5").replace("&#x27;", "'")
+    assert "The paper's 8 rows, 16 numbers: 16 not built." in section and f"Not on real data: {phrase}." in section
+    assert "results/06_qatarliving_wikiqa/qatarliving_dev.md" in section  # ours on dev, shown in the paper's shape
+    assert f"| tay2018 | Table 5 | 8 | 0 | 0 | not built ({phrase}) |" in scope.scope_markdown(table.reset_index())
 
 
 def test_a_broken_image_is_seen_by_the_browser(tmp_path):

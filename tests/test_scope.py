@@ -79,6 +79,21 @@ def test_each_status_and_the_rows_covered(fake):
     assert "reproq" not in set(table.paper)
 
 
+def test_records_that_join_none_of_the_papers_rows_build_nothing_and_say_where_they_are(fake):
+    results, csv = fake
+    on_dev = dict(record("tay2018", "Table 4", "CTRN", setting="-", metric="P@1"), dataset="yahooqa")  # paper: test
+    write(results, "06_d", "yahooqa_dev.jsonl", [on_dev])
+    table = scope.scope_table(results, csv)
+    tay4 = row(table, "tay2018", "Table 4")
+    assert (tay4["paper rows"], tay4["rows covered"], tay4["real rows"], tay4.status) == (1, 0, 0, "not built")
+    assert tay4.elsewhere == "ours on yahooqa dev, the paper's on yahooqa test" and tay4["where"] == "06_d"
+    assert row(table, "lei2016", "Table 2").elsewhere == ""  # some of its records join: no phrase
+    said = "not built (ours on yahooqa dev, the paper's on yahooqa test)"
+    assert f"| tay2018 | Table 4 | 1 | 0 | 0 | {said} | 06_d |" in scope.scope_markdown(table)
+    tay = next(line for line in scope.papers_markdown(table).splitlines() if line.startswith("| Tay"))
+    assert tay.split(" | ")[4] == "Table 4 (Table 4: ours on yahooqa dev, the paper's on yahooqa test)"
+
+
 def test_papers_then_tables_in_numeric_order_then_figures(fake):
     table = scope.scope_table(*fake)
     assert list(dict.fromkeys(table.paper)) == ["lei2016", "tay2018", "smolyakov2017", "rankine2016"]

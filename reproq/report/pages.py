@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from reproq.papers import PAPERS
-from reproq.report import verdicts
+from reproq.report import items, verdicts
 from reproq.report.scope import scope_table
 
 # what a row shows, in this order; a column that is the same on every row of an item is left out
@@ -37,9 +37,8 @@ def item_rows(rows: pd.DataFrame, results_dir: Path) -> pd.DataFrame:
     shown = verdicts.shown_rows(rows)
 
     def link(where: str, file: str) -> str:
-        found = sorted((Path(results_dir) / where).glob(f"{file}.md")) + \
-            sorted((Path(results_dir) / where).glob(f"{file}__synthetic.md"))
-        return f"[{where}](../{where}/{found[0].name})" if found else where
+        found = items.shaped_table(results_dir, where, file)
+        return f"[{where}](../{where}/{found.name})" if found else where
 
     shown["notebook"] = [link(w, f) if w else "" for w, f in zip(shown["where"], shown["file"])]
     keep = [c for c in COLUMNS if c in ("paper", "ours", "verdict") or shown[c].astype(str).nunique() > 1]
@@ -64,30 +63,21 @@ def paper_page(built: verdicts.Report, paper: str, *, figures: str = "../../figu
                   "over the seeds).", ""]
         lines += [f"- {c['claim']} — **{c['verdict']}**{verdicts.claim_numbers(c)}"
                   for c in claims.to_dict("records")]
-    scope, shown_at = scope_table(built.results_dir), {}
-    for item in scope[scope.paper == paper].item:
+    scope, first = scope_table(built.results_dir).set_index(["paper", "item"]), items.first_shown(built.figures)
+    for item in scope.loc[paper].index:
         mine = rows[rows.table == item]
         if item.startswith("Figure"):
             figure = built.figures[(built.figures.paper == paper) & (built.figures.figure == item)].iloc[0]
             lines += ["", f"## {item}: {figure.shows}", "", f"**{figure.verdict}** ({figure.data})."]
             for png in figure.files:  # a figure file that draws several of the paper's figures is shown once
-                where = f"{Path(png).parent.name}/{Path(png).name}"
-                lines.append(f"Drawn with {shown_at[where]} above." if where in shown_at else
-                             f"![{p.short} {item}]({figures}/{where})")
-                shown_at.setdefault(where, item)
+                lines.append(f"Drawn with {first[png]} above." if first[png] != item else
+                             f"![{p.short} {item}]({figures}/{Path(png).parent.name}/{Path(png).name})")
         else:
             lines += ["", f"## {item}"]
         if len(mine):
-            tally = ", ".join(f"{n} {v}" for v, n in mine.verdict.value_counts().items())
-            lines += ["", f"{len(mine)} rows: {tally}."]
-            again = sorted({f"{t[0]}" for t in (PAPERS[paper].same_as.get((item, m)) for m in mine.method) if t})
-            if again:
-                lines.append(f"Rows that print {', '.join(again)}'s runs again count there, not here.")
-            for label, part in (("Not on real data", mine[mine.data != "real"]),
-                                ("Not comparable", mine[mine.verdict == "not comparable"])):
-                reasons = [r for r in dict.fromkeys(part.why) if r]
-                if reasons:
-                    lines += ["", f"{label}: " + "; ".join(reasons) + "."]
+            lines += ["", items.tally(mine, scope.loc[(paper, item), "paper rows"])]
+            for note in items.notes(mine):
+                lines += ["", note]
             shown = item_rows(mine, built.results_dir)
             if shown["notebook"].nunique() == 1:  # one notebook made them all (or none did): said once
                 lines += ["", f"Ours from {shown['notebook'].iat[0]}."] if shown["notebook"].iat[0] else []

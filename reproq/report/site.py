@@ -1,11 +1,15 @@
 """The reproduction report as a static HTML site, and a real browser that reads it back.
 
-:func:`build_site` writes ``index.html`` (the summary, then per paper every table and figure in the paper's order,
-from :mod:`reproq.report.verdicts`), copies the figures beside it, and converts the executed notebooks it finds
-(kept beside the records by ``reproq run``: ``results/<notebook>/<notebook>.ipynb``) to HTML with nbconvert,
-linked from each item.
-:func:`browse` opens the page in headless Chromium (Debian's ``chromium``), which counts the tables, the figures
-and the images that failed to load; :func:`screenshot` saves what it shows.
+:func:`build_site` writes ``index.html``: a sidebar that links the summary, each paper's tables and figures and what is
+beyond the papers; the summary; then per paper every table and figure in the paper's order (from
+:mod:`reproq.report.verdicts`), each first in the paper's shape (the tables its notebooks wrote, ours beside theirs,
+or the figure itself, each PNG once), with its verdicts and why rows do not reproduce, and its every row, one verdict
+each, behind a disclosure. It copies the figures beside the page, and converts the executed notebooks it finds (kept
+beside the records by ``reproq run``: ``results/<notebook>/<notebook>.ipynb``) to HTML with nbconvert, linked from
+each item. One file, no script or style from elsewhere.
+:func:`browse` opens the page in headless Chromium (Debian's ``chromium``) at a reader's first screen, which counts
+the tables, the figures, the images that failed to load and the sidebar's links without a target, and measures where
+the summary lies; :func:`screenshot` saves what it shows.
 """
 
 from __future__ import annotations
@@ -22,33 +26,56 @@ import pandas as pd
 
 from reproq import atomic, paths
 from reproq.papers import PAPERS, side_by_side
-from reproq.report import verdicts
+from reproq.report import items, verdicts
 from reproq.results.records import code_version
 from reproq.report.scope import scope_table
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--allow-file-access-from-files"]
 
-STYLE = """body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:13px;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 6px}
-th{background:#f0f0f0}img{max-width:100%;border:1px solid #ddd}figcaption{font-size:13px;color:#555}
+STYLE = """body{font-family:system-ui,sans-serif;margin:0;color:#222}
+main{margin-left:240px;max-width:1100px;padding:1em 2em 3em}
+nav{position:fixed;top:0;bottom:0;left:0;width:200px;overflow-y:auto;padding:1em 12px;background:#f6f6f6;
+border-right:1px solid #ddd;font-size:13px;line-height:1.7}nav p{margin:.7em 0 0;font-weight:600}
+nav a{text-decoration:none;color:#035}nav a.s-not-built{color:#999}nav span{color:#666}
+h2,h3{scroll-margin-top:.5em}table{border-collapse:collapse;font-size:13px;margin:.5em 0 1em}
+td,th{border:1px solid #ccc;padding:2px 6px}th{background:#f0f0f0}img{max-width:100%;border:1px solid #ddd}
+figcaption,p.source{font-size:13px;color:#555}div.shaped{overflow-x:auto;margin-bottom:1em}div.shaped p{font-size:14px}
+details{margin:.5em 0 2em}summary{cursor:pointer;color:#035}
 .v-reproduced{background:#d8f3d8}.v-not-reproduced{background:#f8d7d7}.v-pipeline-only{background:#fff3cd}
 .v-not-built{color:#999}.v-not-comparable{background:#ece4f4}.v-beside-the-paper{color:#777}.v-drawn-on-real-data{background:#d8e8f8}.v-confirmed{background:#d8f3d8}
 .v-contradicted{background:#f8d7d7}blockquote.why{border-left:4px solid #e0a0a0;margin:0 0 1.5em;padding:0 1em;
 font-size:14px}"""
 
-# Counts what a reader's browser shows once the page has loaded; the test reads them back through --dump-dom.
+# Counts what a reader's browser shows once the page has loaded, and where the summary lies on the first screen; the
+# tests read them back through --dump-dom (:func:`browse`).
 CHECK = """<script>window.addEventListener("load", () => {
-  const images = [...document.images];
-  document.body.dataset.images = images.length;
-  document.body.dataset.broken = images.filter(i => !(i.complete && i.naturalWidth > 0)).length;
-  document.body.dataset.tables = document.querySelectorAll("table.item").length;
-  document.body.dataset.figures = document.querySelectorAll("figure.item").length;
+  const shown = document.body.dataset, images = [...document.images];
+  const sidebar = [...document.querySelectorAll("nav a")].map(a => a.getAttribute("href").slice(1));
+  const targets = sidebar.filter(id => document.getElementById(id));
+  const counts = document.getElementById("verdict-counts").getBoundingClientRect();
+  shown.images = images.length;
+  shown.broken = images.filter(i => !(i.complete && i.naturalWidth > 0)).length;
+  shown.tables = document.querySelectorAll("table.item").length;
+  shown.tablesVisible = [...document.querySelectorAll("table.item")].filter(t => t.checkVisibility()).length;
+  shown.shaped = document.querySelectorAll("table.shaped").length;
+  shown.figures = document.querySelectorAll("figure.item").length;
+  shown.sidebarLinks = sidebar.length;
+  shown.sidebarDangling = sidebar.length - targets.length;
+  shown.sidebarTargets = targets.join(" ");
+  shown.sidebarRight = Math.ceil(document.querySelector("nav").getBoundingClientRect().right);
+  [shown.summaryLeft, shown.summaryBottom] = [Math.floor(counts.left), Math.ceil(counts.bottom)];
+  [shown.screenWidth, shown.screenHeight] = [window.innerWidth, window.innerHeight];
 });</script>"""
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _anchor(paper: str, item: str) -> str:
+    """The id of ``paper``'s ``item`` on the page, on its heading and in the sidebar's link: ``tay2018-table-6``."""
+    return f"{paper}-{_slug(item)}"
 
 
 def _short(paper: str) -> str:
@@ -59,18 +86,36 @@ def _verdict_cell(verdict: str) -> str:
     return f'<span class="v-{_slug(verdict.split(" (")[0])}">{html.escape(verdict)}</span>'
 
 
-def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str]) -> str:
+def _image(png: str | Path, caption: str) -> str:
+    src = f"figures/{Path(png).parent.name}/{Path(png).name}"
+    return (f'<figure class="item"><img src="{html.escape(src)}" alt="{html.escape(caption)}">'
+            f"<figcaption>{caption}</figcaption></figure>")
+
+
+def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str], *, kind: str = "item") -> str:
+    """Rows of :func:`reproq.report.verdicts.table_rows` as a table of class ``kind``, the verdicts coloured; a column
+    that is the same on every row is left out, and so is one reason why, which the item says above it."""
     shown = verdicts.shown_rows(rows)
     shown["notebook"] = [notebook_links.get(w, w) for w in shown["where"]]
-    reasons = [r for r in dict.fromkeys(shown["why"]) if r]
-    note = f"<p><i>Why not on real data: {html.escape(reasons[0])}.</i></p>" if len(reasons) == 1 else ""
-    always = ("paper", "ours", "data", "verdict") + (("why",) if len(reasons) > 1 else ())
+    always = ("paper", "ours", "data", "verdict") + (("why",) if len({r for r in shown["why"] if r}) > 1 else ())
     shown = shown[[c for c in shown if c not in ("where", "file")
                    and (c in always or (c != "why" and shown[c].astype(str).nunique() > 1))]]
-    table = shown.to_html(index=False, escape=True, classes="item", border=0)
+    table = shown.to_html(index=False, escape=True, classes=kind, border=0)
     for verdict in (*verdicts.VERDICTS, verdicts.BESIDE):  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
-    return note + re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
+    return re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
+
+
+def _shaped_html(table: Path, notebook_links: dict[str, str]) -> str:
+    """A notebook's paper-shaped Markdown table (:func:`reproq.report.items.shaped_table`), its caption with it, as
+    HTML, and the file it is in."""
+    from nbconvert.filters.markdown import markdown2html
+
+    where = table.parent.name
+    path = table.relative_to(paths.ROOT) if table.is_relative_to(paths.ROOT) else table  # results/<where>/<file>.md
+    body = markdown2html(table.read_text()).replace("<table>", "<table class='shaped'>")
+    return (f"<div class='shaped'>{body}<p class='source'>Written by notebook {notebook_links.get(where, where)} "
+            f"to <code>{html.escape(str(path))}</code>.</p></div>")
 
 
 def commentary(notebook: str, file: str) -> str:
@@ -111,23 +156,72 @@ def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
     return links
 
 
+def _item(built: verdicts.Report, scoped: pd.Series, links: dict[str, str], pngs: list[Path]) -> list[str]:
+    """One table or figure of a paper (``scoped``: its row of the scope table) as the page shows it: its heading; the
+    figure, or the paper-shaped tables its notebooks wrote and the table's own plots; the sentence of its verdicts and
+    its notes (:mod:`reproq.report.items`); the rows that do not reproduce, with the notebook's words on them; then
+    every row, one verdict each, behind a disclosure closed by default."""
+    paper, item = scoped["paper"], scoped["item"]
+    mine = built.rows[(built.rows.paper == paper) & (built.rows.table == item)]
+    if item.startswith("Figure"):
+        figure = built.figures[(built.figures.paper == paper) & (built.figures.figure == item)].iloc[0]
+        first = items.first_shown(built.figures)
+        parts = [f"<h3 id='{_anchor(paper, item)}'>{item}: {html.escape(figure.shows)}</h3>"
+                 f"<p>{_verdict_cell(figure.verdict)} ({figure.data})</p>"]
+        for png in figure.files:  # a file that draws several of the paper's figures is shown with the first of them
+            parts.append(_image(png, f"{_short(paper)} {item} ({figure.data})") if first[png] == item else
+                         f"<p>Drawn with <a href='#{_anchor(paper, first[png])}'>{first[png]}</a> above.</p>")
+        plots = []
+    else:
+        parts = [f"<h3 id='{_anchor(paper, item)}'>{item}</h3>"]
+        # a table's own plots (tay2018_table6_seeds.png); a figure's own file (lei2016_figure3__synthetic.png) has
+        # the same shape of name, which is why figures are never looked up this way
+        plots = [p for p in pngs if p.stem.startswith(f"{paper}_{item.lower().replace(' ', '')}_")]
+    if len(mine):
+        parts.append(f"<p><b>{html.escape(items.tally(mine, scoped['paper rows']))}</b></p>")
+    parts += [_shaped_html(table, links) for table in items.shaped_tables(built, paper, item)]
+    parts += [_image(p, f"{_short(paper)} {item}: {p.stem}") for p in plots]
+    parts += [f"<p>{html.escape(note)}</p>" for note in items.notes(mine)]
+    missed = mine[mine.verdict == "not reproduced"]
+    if len(missed):
+        parts.append(f"<p>The {len(missed)} that do not reproduce:</p>" + _rows_html(missed, links, kind="missed"))
+        for where, file in missed[["where", "file"]].drop_duplicates().itertuples(index=False):
+            if said := commentary(where, file):  # the notebook's own explanation of its gaps
+                parts.append(f"<blockquote class='why'><p><b>Notebook {html.escape(where)} on these numbers "
+                             f"(<code>{html.escape(file)}</code>):</b></p>{said}</blockquote>")
+    if len(mine):
+        parts.append(f"<details><summary>All {len(mine)} rows: the paper's numbers beside ours, one verdict "
+                     f"each</summary>{_rows_html(mine, links)}</details>")
+    return parts
+
+
+def _sidebar(scope: pd.DataFrame, sections: dict[str, str]) -> str:
+    """The sidebar: the summary, each paper with its tables and figures (grey where not built, the scope's status on
+    hover), then ``sections`` (id -> title: what is beyond the papers)."""
+    parts = ["<nav><a href='#summary'>Summary</a>"]
+    for key, paper in PAPERS.items():
+        parts.append(f"<p><a href='#{key}'>{html.escape(paper.short)}</a></p>")
+        for kind in ("Table", "Figure"):
+            mine = scope[(scope.paper == key) & scope.item.str.startswith(kind)]
+            links = [f"<a href='#{_anchor(key, item)}' class='s-{_slug(status)}' title='{item}: {status}'>"
+                     f"{item.split()[1]}</a>" for item, status in zip(mine.item, mine.status)]
+            if links:
+                parts.append(f"<div><span>{kind}{'s' if len(links) > 1 else ''}</span> {' · '.join(links)}</div>")
+    parts += [f"<p><a href='#{section}'>{html.escape(title)}</a></p>" for section, title in sections.items()]
+    return "".join(parts) + "</nav>"
+
+
 def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -> Path:
     """Write the report ``built`` (:func:`reproq.report.verdicts.build`) to ``out_dir/index.html``, its figures beside
     it; returns the page."""
     out_dir = Path(out_dir)
-    rows, figures, counts, claims = built.rows, built.figures, built.counts, built.claims
     links = _notebook_pages(out_dir, profile)
     pngs = sorted(p for p in built.figures_dir.glob("*/*.png") if p.parent.name != "report")  # not its own screenshot
     for png in pngs:  # the figures travel with the page, in their notebook folders
         (out_dir / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(png, out_dir / "figures" / png.parent.name / png.name)
 
-    def image(png: str, caption: str) -> str:
-        src = f"figures/{Path(png).parent.name}/{Path(png).name}"
-        return (f'<figure class="item"><img src="{html.escape(src)}" alt="{html.escape(caption)}">'
-                f"<figcaption>{caption}</figcaption></figure>")
-
-    claims_shown = claims.assign(**{c: claims[c].map(lambda v: "" if v != v else f"{v:+.3f}")
+    claims = built.claims.assign(**{c: built.claims[c].map(lambda v: "" if v != v else f"{v:+.3f}")
                                     for c in ("delta", "low", "high")})
     parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>, code "
              f"<code>{html.escape(code_version())}</code>, built {time.strftime('%Y-%m-%d %H:%M %Z')} by "
@@ -139,50 +233,36 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
              "without a record. A variant the paper does not claim is shown beside it without a verdict; a table "
              "that prints another's runs again is counted once. Ratio metrics are shown as each paper prints "
              "them.</p>",
-             "<h2 id='summary'>Summary</h2>", counts.to_html(index=False, border=0),
+             "<h2 id='summary'>Summary</h2>", built.counts.to_html(index=False, border=0, table_id="verdict-counts"),
              "<h3>The papers' claims, tested on real data (Δ = a − b, seed by seed, 95 % interval)</h3>",
-             claims_shown.to_html(index=False, border=0)]
+             claims.to_html(index=False, border=0)]
     scope = scope_table(built.results_dir)
-    for paper, title in ((key, p.title) for key, p in PAPERS.items()):
-        parts.append(f"<h2 id='{paper}'>{html.escape(title)}</h2>")
-        for item in scope[scope.paper == paper].item:
-            anchor, mine = f"{paper}-{_slug(item)}", rows[(rows.paper == paper) & (rows.table == item)]
-            if item.startswith("Figure"):
-                figure = figures[(figures.paper == paper) & (figures.figure == item)].iloc[0]
-                parts.append(f"<h3 id='{anchor}'>{item}: {html.escape(figure.shows)}</h3>"
-                             f"<p>{_verdict_cell(figure.verdict)} ({figure.data})</p>")
-                parts += [image(png, f"{_short(paper)} {item} ({figure.data})") for png in figure.files]
-            else:
-                parts.append(f"<h3 id='{anchor}'>{item}</h3>")
-            if len(mine):  # the paper's numbers of the item, ours beside them
-                tally = ", ".join(f"{n} {v}" for v, n in mine.verdict.value_counts().items())
-                parts.append(f"<p>{tally}</p>" + _rows_html(mine, links))
-                missed = mine[mine.verdict == "not reproduced"][["where", "file"]].drop_duplicates()
-                for where, file in missed.itertuples(index=False):  # the notebook's own explanation of its gaps
-                    if said := commentary(where, file):
-                        parts.append(f"<blockquote class='why'><p><b>Notebook {html.escape(where)} on these numbers "
-                                     f"(<code>{html.escape(file)}</code>):</b></p>{said}</blockquote>")
-            stem = f"{paper}_{item.lower().replace(' ', '')}_"  # a table's own plots (tay2018_table6_seeds.png)
-            parts += [image(str(p), f"{_short(paper)} {item}: {p.stem}") for p in pngs if p.stem.startswith(stem)]
+    for key, paper in PAPERS.items():
+        parts.append(f"<h2 id='{key}'>{html.escape(paper.title)}</h2>")
+        for _, scoped in scope[scope.paper == key].iterrows():
+            parts += _item(built, scoped, links, pngs)
+    sections = {}  # id -> title in the sidebar: what follows the papers
     beyond = side_by_side.table(built.records)
     if len(beyond):  # the table no paper has (notebook 12): no verdict against a paper, each encoder against the floor
+        sections["side-by-side"] = "Beyond the papers"
         parts.append("<h2 id='side-by-side'>Beyond the papers: every encoder under one protocol</h2><p>Each sequence "
                      "encoder of the five papers in Tay et al.'s pointwise ranker with the same inputs and budget "
                      "(<code>reproq/papers/side_by_side.py</code>): MAP with its 95 % interval over questions and "
                      "seeds, and its difference from the best floor of the same split, paired; the zero-shot anchor "
                      "beside them, in no verdict.</p>" + beyond.round(3).to_html(index=False, border=0, na_rep=""))
-        parts += [image(str(p), f"{p.parent.name}: {p.stem}") for p in pngs
-                  if p.parent.name == side_by_side.NOTEBOOK]
+        parts += [_image(p, f"{p.parent.name}: {p.stem}") for p in pngs if p.parent.name == side_by_side.NOTEBOOK]
     shown = set(re.findall(r'<img src="figures/([^"]+)"', "".join(parts)))
     others = [p for p in pngs if f"{p.parent.name}/{p.name}" not in shown]
     if others:  # the notebooks' own figures: learning curves, sweeps, ablations
+        sections["other-figures"] = "Other figures"
         parts.append("<h2 id='other-figures'>Other figures of the notebooks</h2>")
-        parts += [image(str(p), f"{p.parent.name}: {p.stem}") for p in others]
+        parts += [_image(p, f"{p.parent.name}: {p.stem}") for p in others]
     if links:
+        sections["notebooks"] = "Executed notebooks"
         parts.append("<h2 id='notebooks'>Executed notebooks</h2><ul>"
                      + "".join(f"<li>{link}</li>" for link in links.values()) + "</ul>")
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>reproq report</title><style>{STYLE}</style>"
-            f"</head><body>{''.join(parts)}{CHECK}</body></html>")
+            f"</head><body>{_sidebar(scope, sections)}<main>{''.join(parts)}</main>{CHECK}</body></html>")
     return atomic.write_text(out_dir / "index.html", page)
 
 
@@ -202,16 +282,18 @@ def _run_chromium(*arguments: str, profile_dir: Path) -> str:
     return done.stdout
 
 
-def browse(page: Path, scratch: Path) -> dict[str, int]:
-    """Open ``page`` in headless Chromium and return what the page's own script counted once loaded: images,
-    broken images, tables and figures."""
-    dom = _run_chromium("--virtual-time-budget=10000", "--dump-dom", Path(page).resolve().as_uri(),
-                        profile_dir=Path(scratch) / "chromium-profile")
+def browse(page: Path, scratch: Path, *, width: int = 1280, height: int = 800) -> dict[str, int | str]:
+    """Open ``page`` in headless Chromium at a first screen of ``width`` × ``height`` pixels and return what the page's
+    own script (:data:`CHECK`) found once loaded, by name (``sidebar_dangling`` for ``data-sidebar-dangling``):
+    counts and pixels as ints (images, broken images, tables, visible ones, figures, the summary's edges), the
+    sidebar's link targets that exist as a space-separated string."""
+    dom = _run_chromium("--virtual-time-budget=10000", f"--window-size={width},{height}", "--dump-dom",
+                        Path(page).resolve().as_uri(), profile_dir=Path(scratch) / "chromium-profile")
     body = re.search(r"<body([^>]*)>", dom)
-    counted = dict(re.findall(r'data-(\w+)="(\d+)"', body[1] if body else ""))
-    if not counted:
+    found = dict(re.findall(r'data-([\w-]+)="([^"]*)"', body[1] if body else ""))
+    if not found:
         raise RuntimeError(f"{page}: the page's check did not run in Chromium (no data-* counts on <body>)")
-    return {k: int(v) for k, v in counted.items()}
+    return {k.replace("-", "_"): int(v) if re.fullmatch(r"-?\d+", v) else html.unescape(v) for k, v in found.items()}
 
 
 def screenshot(page: Path, png: Path, scratch: Path, *, width: int = 1280, height: int = 2400) -> Path:

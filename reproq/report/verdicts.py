@@ -37,6 +37,7 @@ import pandas as pd
 from reproq import paths
 from reproq.results.records import KEYS, Record, claim, read_records, summarize
 from reproq.papers import PAPERS
+from reproq.report import scope
 from reproq.report.scope import FIGURES, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
 
@@ -47,13 +48,14 @@ RATIO_TOLERANCE = 0.01  # one point on a 0-100 scale
 RELATIVE_TOLERANCE = 0.01  # of the paper's value, for counts, sizes and times
 SPREAD = 2.0  # standard deviations of the seeds
 
-def why(paper: str, data: str, dataset: str) -> str:
+def why(paper: str, data: str, dataset: str, elsewhere: str = "") -> str:
     """Why a row of ``paper`` is on the stand-in or not run (the paper's ``stand_in`` and ``unavailable``, facts about
-    the data: README "Data"); blank for real data."""
+    the data: README "Data"; else, for a row not run, where its item's records are when none joins the paper's rows,
+    ``elsewhere``: :func:`reproq.report.scope.elsewhere`); blank for real data."""
     if data == "real":
         return ""
     known = PAPERS[paper].stand_in if data == "synthetic stand-in" else PAPERS[paper].unavailable
-    return known.get(dataset, "no notebook records this number yet" if data == "not run here" else "")
+    return known.get(dataset, (elsewhere or "no notebook records this number yet") if data == "not run here" else "")
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,11 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
     rows["synthetic"] = rows["synthetic"].astype("boolean").fillna(False).astype(bool)
     rows["gap"] = (rows["mean"] - rows["paper value"]).where(~rows["synthetic"])
     rows["data"] = np.where(rows["n"] == 0, "not run here", np.where(rows["synthetic"], "synthetic stand-in", "real"))
-    rows["why"] = [why(paper, d, dataset) for paper, d, dataset in zip(rows["paper"], rows["data"], rows["dataset"])]
+    mine = pd.DataFrame([{k: getattr(r, k) for k in KEYS} for r in records], columns=KEYS)
+    elsewhere = {(paper, table): scope.elsewhere(item, mine[(mine.paper == paper) & (mine.table == table)])
+                 for (paper, table), item in theirs.groupby(["paper", "table"])}  # as the scope table says it
+    rows["why"] = [why(paper, d, dataset, elsewhere[(paper, table)])
+                   for paper, table, d, dataset in zip(rows["paper"], rows["table"], rows["data"], rows["dataset"])]
     rows["verdict"] = [verdict(p, m, s, n, synthetic=syn, metric=metric, printed=printed)
                        for p, m, s, n, syn, metric, printed in zip(rows["paper value"], rows["mean"], rows["std"],
                                                                    rows["n"], rows["synthetic"], rows["metric"],
