@@ -238,6 +238,29 @@ def record_cost(profile: str, notebook: str, cost: dict) -> Path:
     return path
 
 
+def _circumstances(load_before: tuple[float, ...]) -> dict:
+    """What a cost record says of the run besides its time and memory: threads, executor, the machine, the load
+    before (``load_before``) and now, the code version and when it finished."""
+    from reproq.results import code_version
+
+    return {"threads": threads(), "executor": os.environ.get(executors.ENVIRONMENT["executor"]) or "local",
+            "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
+            "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def record_whole_run(profile: str, jobs: int, notebooks: int, seconds: float,
+                     load_before: tuple[float, ...]) -> Path:
+    """Add (or replace) the wall time of a run of every notebook, ``jobs`` at a time, in the profile's
+    ``pipeline_wall.json`` (one entry per ``jobs``: the side-by-side run and the serial one stay beside each other)."""
+    with atomic.updating(paths.output_dirs(profile)[0] / "pipeline_wall.json") as path:
+        entries = atomic.read_json(path, otherwise="started afresh with this run") or {}
+        entries[f"jobs={jobs}"] = {"seconds": round(seconds, 1), "jobs": jobs, "notebooks": notebooks,
+                                   **_circumstances(load_before)}
+        atomic.write_json(path, dict(sorted(entries.items())))
+    return path
+
+
 def executed_copy(profile: str, notebook: Path) -> Path:
     """Where a run of ``notebook`` leaves its executed copy (``build/notebooks/<profile>/``)."""
     return paths.build_dir() / "notebooks" / profile / notebook.name
@@ -320,15 +343,9 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     except OSError as exc:  # the executed copy or a kernel file: a read-only or full folder, a missing kernel
         raise NotebookFailed(f"{notebook.name} could not be run: {type(exc).__name__}: {exc}") from None
     seconds = time.time() - start
-    from reproq.results import code_version
-
     _bookkeeping(record_cost, profile, notebook.stem, {
         "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "peak_memory_read": memory.how,
-        "threads": threads(),
-        "executor": os.environ.get(executors.ENVIRONMENT["executor"]) or "local",
-        "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
-        "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        **_circumstances(load_before)})
     _bookkeeping(_keep, executed, kept_copy(profile, notebook))
     results_dir = paths.output_dirs(profile)[0]
     if results_dir == paths.ROOT / "results":  # the committed results: the notebook carries their words
@@ -446,19 +463,29 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
         raise ValueError(f"--jobs must be 1 or more, got {jobs}")
     # a side-by-side run's children inherit the retrain time of the whole run
     retrained = (_environment({retraining.RETRAIN_BEFORE: repr(time.time())}) if retrain else contextlib.nullcontext())
+    start, load_before, ran = time.time(), os.getloadavg(), set()
     with thread_environment(n), executor_environment(executor, address=address, workers=workers), retrained:
         if jobs == 1 or len(chosen) == 1:
             expected = schedule.expected_seconds(profile)
             for k, nb in enumerate(chosen, 1):
                 if progress:
                     yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb), _eta(k, chosen, expected))
-                yield run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
-                                   progress=progress)
-            return
-        given = parameters or {}
-        yield from _side_by_side(chosen, jobs, profile=profile, force=force or retrain, progress=progress,
-                                 parameters=lambda nb: {k: v for k, v in given.items() if k in notebook_parameters(nb)},
-                                 threads=n, executor=dict(executor=executor, address=address, workers=workers))
+                outcome = run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
+                                       progress=progress)
+                ran |= {nb.stem} if outcome.status == "ran" else set()
+                yield outcome
+        else:
+            given = parameters or {}
+            for outcome in _side_by_side(chosen, jobs, profile=profile, force=force or retrain, progress=progress,
+                                         parameters=lambda nb: {k: v for k, v in given.items()
+                                                                if k in notebook_parameters(nb)},
+                                         threads=n, executor=dict(executor=executor, address=address,
+                                                                  workers=workers)):
+                ran |= {outcome.notebook} if outcome.status == "ran" else set()
+                yield outcome
+        if not only and ran == {nb.stem for nb in chosen}:  # the whole pipeline, every notebook run, none failed
+            _bookkeeping(record_whole_run, profile, min(jobs, len(chosen)), len(chosen), time.time() - start,
+                         load_before)
 
 
 def _eta(k: int, chosen: Sequence[Path], expected: dict[str, float]) -> str:

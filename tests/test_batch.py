@@ -44,6 +44,20 @@ def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path)
     assert (notebook_dir / "out.txt").read_text().splitlines() == ["smoke 1", "smoke 2", "smoke 2"]
 
 
+def test_a_run_of_every_notebook_records_its_wall_time_by_jobs_and_a_partial_run_does_not(notebook_dir):
+    for name in ("00_a", "01_b"):
+        write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")
+    walls = paths.output_dirs("smoke")[0] / "pipeline_wall.json"
+    list(batch.run(profile="smoke", progress=False, jobs=1))
+    list(batch.run(profile="smoke", progress=False, jobs=2, force=True))
+    recorded = json.loads(walls.read_text())
+    assert sorted(recorded) == ["jobs=1", "jobs=2"] and recorded["jobs=2"]["notebooks"] == 2
+    assert all(w["seconds"] > 0 and w["threads"] == 1 and w["code_version"] for w in recorded.values())
+    list(batch.run(profile="smoke", only=["00"], progress=False, jobs=1, force=True))  # one notebook: not the whole
+    list(batch.run(profile="smoke", progress=False, jobs=1))  # both skipped: nothing ran
+    assert json.loads(walls.read_text()) == recorded
+
+
 def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_one_does_not(notebook_dir):
     write_notebook(notebook_dir / "00_ok.ipynb", "print(f'ran with {VALUE}')")
     write_notebook(notebook_dir / "01_bad.ipynb", "raise RuntimeError('broken')")

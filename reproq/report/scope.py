@@ -182,13 +182,26 @@ def cost_markdown(cost_path: Path | None = None) -> str:
         lines.append(f"| `{name}` | {c['seconds'] / 60:.1f} | {peak} | {c['threads']} | "
                      f"{c['load_average_before'][0]:.1f} → {c['load_average_after'][0]:.1f} | {c['cpu']} "
                      f"({c['cores']} cores) | {c['code_version']} |")
-    if len(entries) > 1:  # one after another, as `reproq run` runs them; memory is not summed: one kernel at a time
-        lines.append(f"| all {len(entries)} | {sum(c['seconds'] for c in entries.values()) / 60:.1f} | "
+    if len(entries) > 1:  # memory is not summed: the largest kernel
+        lines.append(f"| all {len(entries)}, summed | {sum(c['seconds'] for c in entries.values()) / 60:.1f} | "
                      f"{max(c['peak_memory_mb'] for c in entries.values()) / 1024:.1f} (largest) | | | | |")
     if sampled:
         lines += ["", "\\* the kernel's memory sampled every half second (a runner before the peak kept by the "
                   "system was read): a shorter peak between two looks is missed."]
+    wall_path = path.with_name("pipeline_wall.json")
+    walls = json.loads(wall_path.read_text()) if wall_path.is_file() else {}
+    lines += ["", f"Whole runs of every notebook, start to end (`{wall_path.name}`, written by `reproq run` when it ran "
+              "them all)" + (":" if walls else ": none recorded yet.")]
+    lines += [f"- {_whole_run(w)}" for w in walls.values()]
     return "\n".join(lines) + "\n"
+
+
+def _whole_run(wall: dict) -> str:
+    """One whole run's line: how many notebooks at a time, the minutes, the machine, the load, the code."""
+    how = "one after another" if wall["jobs"] == 1 else f"{wall['jobs']} at a time"
+    return (f"{how}: {wall['seconds'] / 60:.1f} min for {wall['notebooks']} notebooks, {wall['threads']} thread(s) "
+            f"each, {wall['cpu']} ({wall['cores']} cores), load {wall['load_average_before'][0]:.1f} before, "
+            f"code {wall['code_version']}, finished {wall['finished']}")
 
 
 def update_readme(readme_path: Path, markdown: str, *, block: str = "scope") -> bool:
