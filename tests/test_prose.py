@@ -45,12 +45,15 @@ def test_a_number_in_no_record_fails_in_a_notebook(copy):
 
 
 def test_a_notebook_reads_only_its_own_results_folder(copy):
-    """A number of notebook 04's records, typed into notebook 11, is not found there."""
-    path = copy / "notebooks" / "11_rankine.ipynb"
-    nb = json.loads(path.read_text())
-    nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": ["QRNN 0.75772"]})
-    path.write_text(json.dumps(nb))
-    assert [t.text for t in prose.check(copy)] == ["0.75772"]
+    """A number of notebook 04's records, typed into notebook 07, is not found there; typed into 04, it is. (Not
+    notebook 11 any more: with two seeds its percent cells, read as fractions, hold 0.75772 by chance — the check's
+    documented limit.)"""
+    for notebook in ("07_lei_gates", "04_trecqa_ctrn"):
+        path = copy / "notebooks" / f"{notebook}.ipynb"
+        nb = json.loads(path.read_text())
+        nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": ["QRNN 0.75772"]})
+        path.write_text(json.dumps(nb))
+    assert [(t.text, t.where.split(",")[0]) for t in prose.check(copy)] == [("0.75772", "07_lei_gates.ipynb")]
 
 
 def test_what_is_not_a_typed_number():

@@ -33,3 +33,13 @@ def test_every_test_the_readme_names_exists():
     assert len(named) >= 10
     missing = [f"{f}::{n}" for f, n in named if f"def {n}(" not in (paths.ROOT / f).read_text()]
     assert not missing, f"the README names tests that do not exist: {missing}"
+
+
+def test_every_file_the_readme_links_exists():
+    """Links to files of the repository (the papers' pages, each notebook's executed copy, the report's picture)."""
+    readme = (paths.ROOT / "README.md").read_text()
+    linked = [target for target in re.findall(r"\]\(([^)\s]+)\)", readme)
+              if not target.startswith(("http://", "https://", "#", "mailto:"))]
+    assert len(linked) >= 20
+    missing = [target for target in linked if not (paths.ROOT / target.split("#")[0]).exists()]
+    assert not missing, f"the README links files that do not exist: {missing}"
