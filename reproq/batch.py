@@ -3,7 +3,8 @@
 ``reproq run --profile cpu`` runs ``notebooks/NN_*.ipynb`` one after the other. Each executed copy goes
 to ``build/notebooks/<profile>/`` (the sources are never overwritten), named ``<name>.running.ipynb`` until its
 run ends, so that a copy left by a killed run says so; a finished run keeps a copy beside its records
-(``results/<name>/<name>.ipynb``: :func:`kept_copy`), so that a reader sees what the committed numbers came from. A notebook is skipped when its
+(``results/<name>/<name>.ipynb``: :func:`kept_copy`), so that a reader sees what the committed numbers came from.
+A run of every notebook records its wall time start to end (:func:`record_whole_run`). A notebook is skipped when its
 inputs — its own source, the ``reproq`` library, the parameters, the torch thread count and the state of the
 data files, taken when it finished — are unchanged since its last successful run *and* every output it recorded
 (``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it

@@ -190,8 +190,8 @@ def cost_markdown(cost_path: Path | None = None) -> str:
                   "system was read): a shorter peak between two looks is missed."]
     wall_path = path.with_name("pipeline_wall.json")
     walls = json.loads(wall_path.read_text()) if wall_path.is_file() else {}
-    lines += ["", f"Whole runs of every notebook, start to end (`{wall_path.name}`, written by `reproq run` when it ran "
-              "them all)" + (":" if walls else ": none recorded yet.")]
+    lines += ["", f"Whole runs of every notebook, start to end (`{wall_path.name}`, written by `reproq run` when it "
+              "ran them all)" + (":" if walls else ": none recorded yet.")]
     lines += [f"- {_whole_run(w)}" for w in walls.values()]
     return "\n".join(lines) + "\n"
 
