@@ -252,18 +252,26 @@ def training_figure(runs: Mapping[str, RunResult], *, title: str):
 
 def lambda_sweep_figure(sweep: pd.DataFrame, *, title: str):
     """AUC(0.05) on Android dev (which chooses λ) and test against λ, per encoder (``sweep``: one row per encoder, λ
-    and split, column ``AUC(0.05)``); λ = 0, direct transfer, drawn as a dashed line."""
+    and split, columns ``AUC(0.05)`` and ``chosen on dev``); λ = 0, direct transfer, drawn as a dashed line, each λ
+    the profile ran marked on the axis, and dev's choice ringed."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
     for i, ((encoder, split), rows) in enumerate(sweep.groupby(["encoder", "split"], sort=False)):
         adversarial = rows[rows["lambda"] > 0].sort_values("lambda")
         color = f"C{i}"
         ax.plot(adversarial["lambda"], adversarial["AUC(0.05)"], marker="o", color=color, label=f"{encoder} {split}")
+        chosen = adversarial[adversarial["chosen on dev"].astype(bool)]
+        ax.scatter(chosen["lambda"], chosen["AUC(0.05)"], s=160, facecolors="none", edgecolors=color, linewidths=1.5)
         for direct in rows.loc[rows["lambda"] == 0, "AUC(0.05)"]:
             ax.axhline(direct, color=color, linestyle="--", linewidth=0.8, label=f"{encoder} {split}, direct (λ = 0)")
-    ax.set(xscale="log", xlabel="λ (gradient reversal scale)", ylabel="AUC(0.05), course meter", title=title)
-    ax.legend(fontsize=7)
+    lambdas = sorted(sweep.loc[sweep["lambda"] > 0, "lambda"].unique())
+    ax.set_xscale("log")
+    ax.set_xticks(lambdas, [f"{lam:g}" for lam in lambdas])
+    ax.minorticks_off()
+    ax.set(xlabel=f"λ, the gradient reversal's scale (the {len(lambdas)} this profile runs; ringed: dev's choice)",
+           ylabel="AUC(0.05): ROC area up to FPR 0.05, ÷ 0.05\n(the course's AUCMeter)", title=title)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     return fig
 

@@ -40,7 +40,9 @@ def trained_vs_untrained(groups: Mapping[str, Sequence[RunResult]]) -> pd.DataFr
 
 
 def learning_curves(groups: Mapping[str, Sequence[RunResult]], *, title: str):
-    """Training loss and dev MRR per epoch (mean over seeds, band: min to max), one line per model."""
+    """Training loss and dev MRR per epoch (mean over seeds, bars: min to max), one line per model, each with its own
+    colour, marker and dash, so that no two look alike; a model whose curves are another's first epochs (the same
+    runs, read for fewer epochs) says so in the legend, since its line lies under the other's."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -49,17 +51,33 @@ def learning_curves(groups: Mapping[str, Sequence[RunResult]], *, title: str):
             for label, runs in groups.items() for r in runs
             for h in r.history[:min(len(x.history) for x in runs)]]
     frame = pd.DataFrame(rows)
-    fig, (ax_loss, ax_mrr) = plt.subplots(1, 2, figsize=(12, 4))
-    band = dict(estimator="mean", errorbar=lambda v: (v.min(), v.max()), marker="o", markersize=4)
-    sns.lineplot(frame[frame["epoch"] > 0], x="epoch", y="loss", hue="model", ax=ax_loss, legend=False, **band)
-    sns.lineplot(frame, x="epoch", y="dev MRR (%)", hue="model", ax=ax_mrr, **band)
-    ax_loss.set(xlabel="epoch", ylabel="training loss (max-margin)", title="loss")
-    ax_mrr.set(xlabel="epoch (0: untrained)", title="dev MRR")
+    frame["model"] = frame["model"].map(_under_another(frame))
+    fig, (ax_loss, ax_mrr) = plt.subplots(1, 2, figsize=(13, 4.5))
+    style = dict(hue="model", style="model", markers=True, dashes=True, palette="tab10", estimator="mean",
+                 errorbar=lambda v: (v.min(), v.max()), err_style="bars", err_kws={"capsize": 2},
+                 markersize=5)
+    sns.lineplot(frame[frame["epoch"] > 0], x="epoch", y="loss", ax=ax_loss, legend=False, **style)
+    sns.lineplot(frame, x="epoch", y="dev MRR (%)", ax=ax_mrr, **style)
+    ax_loss.set(xlabel="epoch", ylabel="training loss (max-margin)", title="loss (mean over seeds; bars: min to max)")
+    ax_mrr.set(xlabel="epoch (0: untrained)", title="dev MRR (mean over seeds; bars: min to max)")
     for ax in (ax_loss, ax_mrr):
         ax.xaxis.get_major_locator().set_params(integer=True)
     sns.move_legend(ax_mrr, "center left", bbox_to_anchor=(1.02, 0.5), fontsize=8, title=None)
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _under_another(frame: pd.DataFrame) -> dict[str, str]:
+    """Each model's legend label: its own, or, where its mean dev MRR per epoch is another model's over all of its
+    epochs (the same runs, fewer epochs), ``"<model> (the first epochs of <other>)"``, the longest such other."""
+    curves = {model: rows.groupby("epoch")["dev MRR (%)"].mean() for model, rows in frame.groupby("model", sort=False)}
+    labels = {}
+    for model, curve in curves.items():
+        under = [other for other, longer in curves.items() if other != model and len(longer) > len(curve)
+                 and longer.index[:len(curve)].equals(curve.index) and np.allclose(longer.iloc[:len(curve)], curve)]
+        longest = max(under, key=lambda other: len(curves[other]), default=None)  # the line drawn whole
+        labels[model] = f"{model} (the first epochs of {longest})" if longest else model
+    return labels
 
 

@@ -153,3 +153,19 @@ def test_table3_records():
 def test_a_run_with_its_own_objective_is_not_checkpointed(data, tmp_path):
     with pytest.raises(ValueError, match="not checkpointed"):
         ex.trained_model(data, config(), 1, checkpoint_root=tmp_path, objective=lambda model, batch: 0.0)
+
+
+def test_a_model_whose_curve_is_anothers_first_epochs_says_so_in_the_legend():
+    import pandas as pd
+
+    from reproq.question_retrieval.summaries import _under_another
+
+    def curve(model, values, seed=1):
+        return [{"model": model, "seed": seed, "epoch": e, "dev MRR (%)": v} for e, v in enumerate(values)]
+
+    frame = pd.DataFrame(curve("CNN max", [60, 62, 63]) + curve("CNN max, 30 epochs", [60, 62, 63, 64, 65])
+                         + curve("CNN mean", [60, 62]) + curve("RCNN", [60, 61, 63, 64]))
+    assert _under_another(frame) == {"CNN max": "CNN max (the first epochs of CNN max, 30 epochs)",
+                                     "CNN max, 30 epochs": "CNN max, 30 epochs",
+                                     "CNN mean": "CNN mean (the first epochs of CNN max, 30 epochs)",
+                                     "RCNN": "RCNN"}  # the same first two epochs, then not: its own line
