@@ -250,14 +250,15 @@ def _circumstances(load_before: tuple[float, ...]) -> dict:
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
 
-def record_whole_run(profile: str, jobs: int, notebooks: int, seconds: float,
+def record_whole_run(profile: str, jobs: int, notebooks: int, seconds: float, notebook_seconds: float,
                      load_before: tuple[float, ...]) -> Path:
-    """Add (or replace) the wall time of a run of every notebook, ``jobs`` at a time, in the profile's
-    ``pipeline_wall.json`` (one entry per ``jobs``: the side-by-side run and the serial one stay beside each other)."""
+    """Add (or replace) the wall time of a run of every notebook, ``jobs`` at a time, and the sum of its notebooks'
+    own times, in the profile's ``pipeline_wall.json`` (one entry per ``jobs``: the side-by-side run and the serial
+    one stay beside each other)."""
     with atomic.updating(paths.output_dirs(profile)[0] / "pipeline_wall.json") as path:
         entries = atomic.read_json(path, otherwise="started afresh with this run") or {}
         entries[f"jobs={jobs}"] = {"seconds": round(seconds, 1), "jobs": jobs, "notebooks": notebooks,
-                                   **_circumstances(load_before)}
+                                   "notebook_seconds": round(notebook_seconds, 1), **_circumstances(load_before)}
         atomic.write_json(path, dict(sorted(entries.items())))
     return path
 
@@ -464,7 +465,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
         raise ValueError(f"--jobs must be 1 or more, got {jobs}")
     # a side-by-side run's children inherit the retrain time of the whole run
     retrained = (_environment({retraining.RETRAIN_BEFORE: repr(time.time())}) if retrain else contextlib.nullcontext())
-    start, load_before, ran = time.time(), os.getloadavg(), set()
+    start, load_before, ran = time.time(), os.getloadavg(), {}
     with thread_environment(n), executor_environment(executor, address=address, workers=workers), retrained:
         if jobs == 1 or len(chosen) == 1:
             expected = schedule.expected_seconds(profile)
@@ -473,7 +474,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
                     yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb), _eta(k, chosen, expected))
                 outcome = run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
                                        progress=progress)
-                ran |= {nb.stem} if outcome.status == "ran" else set()
+                ran |= {nb.stem: outcome.seconds} if outcome.status == "ran" else {}
                 yield outcome
         else:
             given = parameters or {}
@@ -482,11 +483,11 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
                                                                 if k in notebook_parameters(nb)},
                                          threads=n, executor=dict(executor=executor, address=address,
                                                                   workers=workers)):
-                ran |= {outcome.notebook} if outcome.status == "ran" else set()
+                ran |= {outcome.notebook: outcome.seconds} if outcome.status == "ran" else {}
                 yield outcome
-        if not only and ran == {nb.stem for nb in chosen}:  # the whole pipeline, every notebook run, none failed
+        if not only and set(ran) == {nb.stem for nb in chosen}:  # the whole pipeline, every notebook run, none failed
             _bookkeeping(record_whole_run, profile, min(jobs, len(chosen)), len(chosen), time.time() - start,
-                         load_before)
+                         sum(ran.values()), load_before)
 
 
 def _eta(k: int, chosen: Sequence[Path], expected: dict[str, float]) -> str:

@@ -53,6 +53,7 @@ def test_a_run_of_every_notebook_records_its_wall_time_by_jobs_and_a_partial_run
     recorded = json.loads(walls.read_text())
     assert sorted(recorded) == ["jobs=1", "jobs=2"] and recorded["jobs=2"]["notebooks"] == 2
     assert all(w["seconds"] > 0 and w["threads"] == 1 and w["code_version"] for w in recorded.values())
+    assert 0 < recorded["jobs=1"]["notebook_seconds"] <= recorded["jobs=1"]["seconds"]  # one after another: the sum
     list(batch.run(profile="smoke", only=["00"], progress=False, jobs=1, force=True))  # one notebook: not the whole
     list(batch.run(profile="smoke", progress=False, jobs=1))  # both skipped: nothing ran
     assert json.loads(walls.read_text()) == recorded

@@ -168,10 +168,12 @@ def test_cost_table_from_the_runners_file(tmp_path):
                                                     "code_version")}
     (tmp_path / "pipeline_wall.json").write_text(json.dumps({
         "jobs=1": dict(machine, seconds=1002.0, jobs=1, notebooks=2, finished="2026-11-26T03:00:00+0000"),
-        "jobs=2": dict(machine, seconds=600.0, jobs=2, notebooks=2, finished="2026-11-26T04:00:00+0000")}))
+        "jobs=2": dict(machine, seconds=600.0, jobs=2, notebooks=2, notebook_seconds=1020.0,
+                       finished="2026-11-26T04:00:00+0000")}))
     walls = scope.cost_markdown(cost)
     assert "- one after another: 16.7 min for 2 notebooks, 1 thread(s) each, AMD EPYC (2 cores)" in walls
-    assert "- 2 at a time: 10.0 min for 2 notebooks" in walls and "none recorded" not in walls
+    assert "- 2 at a time: 10.0 min for 2 notebooks (their own times summed: 17.0 min)" in walls
+    assert "none recorded" not in walls
     # peaks a runner only sampled are marked, kept peaks are not
     assert "sampled every half second" in text
     two["10_dos_santos"]["peak_memory_read"] = two["11_rankine"]["peak_memory_read"] = KEPT_PEAK

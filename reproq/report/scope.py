@@ -199,8 +199,9 @@ def cost_markdown(cost_path: Path | None = None) -> str:
 def _whole_run(wall: dict) -> str:
     """One whole run's line: how many notebooks at a time, the minutes, the machine, the load, the code."""
     how = "one after another" if wall["jobs"] == 1 else f"{wall['jobs']} at a time"
-    return (f"{how}: {wall['seconds'] / 60:.1f} min for {wall['notebooks']} notebooks, {wall['threads']} thread(s) "
-            f"each, {wall['cpu']} ({wall['cores']} cores), load {wall['load_average_before'][0]:.1f} before, "
+    summed = f" (their own times summed: {wall['notebook_seconds'] / 60:.1f} min)" if "notebook_seconds" in wall else ""
+    return (f"{how}: {wall['seconds'] / 60:.1f} min for {wall['notebooks']} notebooks{summed}, {wall['threads']} "
+            f"thread(s) each, {wall['cpu']} ({wall['cores']} cores), load {wall['load_average_before'][0]:.1f} before, "
             f"code {wall['code_version']}, finished {wall['finished']}")
 
 
