@@ -156,16 +156,17 @@ def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
     return links
 
 
-def _item(built: verdicts.Report, scoped: pd.Series, links: dict[str, str], pngs: list[Path]) -> list[str]:
+def _item(built: verdicts.Report, scoped: pd.Series, links: dict[str, str], pngs: list[Path],
+          first: dict[str, str]) -> list[str]:
     """One table or figure of a paper (``scoped``: its row of the scope table) as the page shows it: its heading; the
     figure, or the paper-shaped tables its notebooks wrote and the table's own plots; the sentence of its verdicts and
     its notes (:mod:`reproq.report.items`); the rows that do not reproduce, with the notebook's words on them; then
-    every row, one verdict each, behind a disclosure closed by default."""
+    every row, one verdict each, behind a disclosure closed by default. ``first``: each PNG's first figure
+    (:func:`reproq.report.items.first_shown`), where it is shown."""
     paper, item = scoped["paper"], scoped["item"]
     mine = built.rows[(built.rows.paper == paper) & (built.rows.table == item)]
     if item.startswith("Figure"):
         figure = built.figures[(built.figures.paper == paper) & (built.figures.figure == item)].iloc[0]
-        first = items.first_shown(built.figures)
         parts = [f"<h3 id='{_anchor(paper, item)}'>{item}: {html.escape(figure.shows)}</h3>"
                  f"<p>{_verdict_cell(figure.verdict)} ({figure.data})</p>"]
         for png in figure.files:  # a file that draws several of the paper's figures is shown with the first of them
@@ -236,11 +237,11 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
              "<h2 id='summary'>Summary</h2>", built.counts.to_html(index=False, border=0, table_id="verdict-counts"),
              "<h3>The papers' claims, tested on real data (Δ = a − b, seed by seed, 95 % interval)</h3>",
              claims.to_html(index=False, border=0)]
-    scope = scope_table(built.results_dir)
+    scope, first = scope_table(built.results_dir), items.first_shown(built.figures)
     for key, paper in PAPERS.items():
         parts.append(f"<h2 id='{key}'>{html.escape(paper.title)}</h2>")
         for _, scoped in scope[scope.paper == key].iterrows():
-            parts += _item(built, scoped, links, pngs)
+            parts += _item(built, scoped, links, pngs, first)
     sections = {}  # id -> title in the sidebar: what follows the papers
     beyond = side_by_side.table(built.records)
     if len(beyond):  # the table no paper has (notebook 12): no verdict against a paper, each encoder against the floor
