@@ -190,7 +190,7 @@ PROFILES = {
                          answer_ranking=dict(**_FIGURE3_SIZES, batch_size=128, warmup=2, timed=20),
                          full_collection=_FULL_COLLECTION,
                          # about one cpu-profile batch: 40 query groups of ~22 questions' titles and 50-word bodies
-                         threads=dict(batch=880, length=50, hidden=60, steps=8))),
+                         threads=dict(batch=880, length=50, hidden=60, steps=20))),
     "paper": Profile(
         "paper", synthetic=dict(n_questions=60_000, n_intents=12_000, n_train_queries=12_000, n_dev_queries=200,
                                 n_test_queries=200, n_heldout=2_000),

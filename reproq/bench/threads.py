@@ -1,11 +1,15 @@
-"""How many torch threads a notebook should get: one training step timed at each thread count, on an idle machine
-and beside a competitor that keeps one core busy (another job, as on a shared machine).
+"""How many torch threads a notebook should get, and what a notebook beside it costs: one training step timed at
+each thread count on an idle machine, beside a competitor that keeps one core busy (another job, as on a shared
+machine), and beside a twin, the same step at one thread in another process (another notebook, as ``reproq run``
+puts them side by side).
 
 The step is what the question-retrieval notebooks repeat most: an LSTM of the `cpu` profile's size (a quarter of
 Lei et al.'s d = 240) encoding a batch of padded questions, forward and backward, with an Adam update. Each
-setting runs in a fresh process (torch reads ``OMP_NUM_THREADS`` once, at import); the competitor is a Python busy
-loop. ``reproq run`` gives notebooks one thread by default (:data:`reproq.batch.DEFAULT_THREADS`); this file is the
-measurement behind that choice.
+setting runs in a fresh process (torch reads ``OMP_NUM_THREADS`` once, at import); the busy competitor is a Python
+loop, the twin loops over the step until it is stopped. ``reproq run`` gives notebooks one thread by default
+(:data:`reproq.batch.DEFAULT_THREADS`) and runs cores ÷ threads of them at once; the rows of this file are the
+measurements behind both: a step beside its twin against the same step alone says how much slower a notebook runs
+beside another than alone, what the sum of side-by-side notebooks' own times overstates a serial run by.
 """
 
 from __future__ import annotations
@@ -38,25 +42,48 @@ for _ in range(steps + 1):  # the first step warms up
     lstm(x, mask).pow(2).mean().backward()
     optimizer.step()
     times.append(time.perf_counter() - start)
+    if len(times) == 1:
+        print("warm", flush=True)  # a twin is running its steps from here on
 print(json.dumps({"threads": torch.get_num_threads(), "times": times[1:]}))
 """
 
 
-def _measure(threads: int, sizes: dict) -> dict:
+_TWIN_STEPS = 10**9  # the twin runs until it is stopped
+COMPETITORS = ("none", "a busy core", "a twin")  # what runs beside the timed step (module docstring)
+
+
+def _step_command(threads: int, sizes: dict, steps: int) -> tuple[list[str], dict]:
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
-    args = [str(sizes[k]) for k in ("batch", "length", "hidden", "steps")]
-    out = subprocess.run([sys.executable, "-c", _STEP, *args], env=env, capture_output=True, text=True, check=True)
+    args = [str(sizes[k]) for k in ("batch", "length", "hidden")] + [str(steps)]
+    return [sys.executable, "-c", _STEP, *args], env
+
+
+def _measure(threads: int, sizes: dict) -> dict:
+    command, env = _step_command(threads, sizes, sizes["steps"])
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.splitlines()[-1])
 
 
+def _start(competitor: str, sizes: dict) -> subprocess.Popen | None:
+    """The process that runs beside the timed step: none, a busy loop, or the step itself at one thread."""
+    if competitor == "none":
+        return None
+    if competitor == "a busy core":
+        return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    command, env = _step_command(1, sizes, _TWIN_STEPS)
+    twin = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    twin.stdout.readline()  # "warm": timing starts once the twin is past its start-up and first step
+    return twin
+
+
 def main(out_path: Path, *, profile: str = "cpu") -> dict:
-    """Time the step at 1 … ``os.cpu_count()`` threads, idle and beside a one-core competitor; write the numbers to
-    ``out_path`` (JSON, and CSV beside it), return them."""
+    """Time the step at 1 … ``os.cpu_count()`` threads with each of :data:`COMPETITORS` beside it; write the numbers
+    to ``out_path`` (JSON, and CSV beside it), return them."""
     sizes = get_profile(profile).bench.threads
     counts = sorted({1, os.cpu_count() or 1})
     rows = []
-    for competitor in (False, True):
-        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if competitor else None
+    for competitor in COMPETITORS:
+        beside = _start(competitor, sizes)
         try:
             for n in counts:
                 measured = _measure(n, sizes)
@@ -64,14 +91,14 @@ def main(out_path: Path, *, profile: str = "cpu") -> dict:
                     measured["times"]), "fastest_seconds_per_step": min(measured["times"]), "repeats": measured["times"],
                     "load_average": list(os.getloadavg())})
         finally:
-            if busy is not None:
-                busy.kill()
-                busy.wait()
+            if beside is not None:
+                beside.kill()
+                beside.wait()
     reference = rows[0]["seconds_per_step"]  # one thread, idle
     for row in rows:
         row["relative_to_1_thread_idle"] = row["seconds_per_step"] / reference
-    result = {"what": "LSTM training step (forward, backward, Adam), seconds, by thread count, idle and beside a "
-                      "process that keeps one core busy", "sizes": sizes, "profile": profile, "cpu": cpu_name(),
+    result = {"what": "LSTM training step (forward, backward, Adam), seconds, by thread count, idle, beside a "
+                      "process that keeps one core busy and beside the same step at one thread in another process", "sizes": sizes, "profile": profile, "cpu": cpu_name(),
               "cores": os.cpu_count(), "code_version": code_version(), "rows": rows}
     write_json(out_path, result)
     write_rows_csv(Path(out_path).with_suffix(".csv"), rows, {

@@ -1,4 +1,5 @@
-"""The thread-count benchmark runs and writes its numbers (a smoke run: no timing is asserted)."""
+"""The thread-count benchmark runs and writes its numbers, idle, beside a busy core and beside a twin (a smoke run: no
+timing is asserted)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ def test_smoke_benchmark_writes_json_and_csv(tmp_path):
     result = threads.main(out, profile="smoke")
     saved = json.loads(out.read_text())
     counts = sorted({1, os.cpu_count() or 1})
-    assert [(r["threads"], r["competitor"]) for r in saved["rows"]] == [(n, c) for c in (False, True) for n in counts]
+    assert [(r["threads"], r["competitor"]) for r in saved["rows"]] == [
+        (n, c) for c in ("none", "a busy core", "a twin") for n in counts]
     assert all(r["seconds_per_step"] > 0 and len(r["repeats"]) == 2 for r in saved["rows"])
     assert saved["rows"][0]["relative_to_1_thread_idle"] == 1
     assert out.with_suffix(".csv").read_text().count("\n") == len(saved["rows"]) + 1
