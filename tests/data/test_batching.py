@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
-from reproq.data.batching import check_right_padded, pad_batch, truncate
+from reproq.data.batching import check_right_padded, pad_batch, pad_batch_reference, truncate
 
 
 def test_pads_on_the_right_and_masks_real_tokens():
@@ -41,3 +42,16 @@ def test_left_padding_is_refused():
         check_right_padded(torch.tensor([[False, True], [True, True]]))
     with pytest.raises(ValueError, match="BoolTensor"):
         check_right_padded(torch.ones(2, 2))
+
+
+@pytest.mark.parametrize("max_len, min_width", [(None, 1), (3, 1), (None, 7), (1, 4)])
+def test_pad_batch_equals_its_row_by_row_twin(max_len, min_width):
+    rng = np.random.default_rng([max_len or 0, min_width])
+    rows = [rng.integers(1, 1000, int(n)).tolist() for n in rng.integers(0, 9, 40)] + [[]]
+    for sequences in (rows, [tuple(r) for r in rows], rows[:1], [[]]):  # lists and tuples (question ids), one row
+        fast, slow = pad_batch(sequences, max_len=max_len, min_width=min_width), \
+            pad_batch_reference(sequences, max_len=max_len, min_width=min_width)
+        for a, b in zip(fast, slow):
+            assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+    with pytest.raises(ValueError, match="max_len"):
+        pad_batch([[1, 2]], max_len=0)
