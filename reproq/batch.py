@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -270,13 +269,16 @@ def executed_copy(profile: str, notebook: Path) -> Path:
 
 def kept_copy(profile: str, notebook: Path) -> Path:
     """Where a finished run of ``notebook`` keeps its executed copy: beside its records (``results/<name>/``), as
-    the run that wrote them left it."""
+    the run that wrote them left it, but for the checkout's own path (:func:`_keep`)."""
     return paths.output_dirs(profile)[0] / notebook.stem / notebook.name
 
 
 def _keep(executed: Path, kept: Path) -> None:
+    """Copy ``executed`` to ``kept`` with the checkout's own folder left out of every path it names: a figure
+    written to ``/home/me/reproq/figures/…`` reads ``figures/…``, which is where it is in any clone."""
+    root = json.dumps(f"{paths.ROOT}{os.sep}")[1:-1]  # as the notebook's JSON spells it
     kept.parent.mkdir(parents=True, exist_ok=True)
-    atomic.replace_atomically(kept, lambda tmp: shutil.copyfile(executed, tmp))
+    atomic.write_text(kept, executed.read_text().replace(root, ""))
 
 
 def _stamp(profile: str, notebook: Path) -> Path:

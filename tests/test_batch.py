@@ -66,6 +66,10 @@ def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_
     kept = batch.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
     assert kept == paths.output_dirs("smoke")[0] / "00_ok" / "00_ok.ipynb"
     assert kept.read_bytes() == outcome.executed.read_bytes() and "ran with 1" in kept.read_text()
+    write_notebook(notebook_dir / "00_ok.ipynb", "from reproq import paths; print(paths.ROOT / 'figures' / 'f.png')")
+    list(batch.run(profile="smoke", only=["00"], progress=False))
+    assert str(paths.ROOT) in outcome.executed.read_text()  # the run's own copy names the checkout
+    assert str(paths.ROOT) not in kept.read_text() and "figures/f.png" in kept.read_text()  # the kept one does not
     with pytest.raises(batch.NotebookFailed):
         list(batch.run(profile="smoke", only=["01"], progress=False))
     assert not batch.kept_copy("smoke", notebook_dir / "01_bad.ipynb").exists()
