@@ -10,9 +10,10 @@ and what none of them has: :mod:`~reproq.papers.side_by_side`, every encoder of 
 data under one protocol.
 
 Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
-its configurations at a profile's scale, its tables' and figures' builders, and the readings its notebooks' committed
-Markdown is generated from (``READINGS``, :mod:`reproq.report.readings`); what several papers share (batches,
-evaluation, training runs) stays in the task packages.
+its configurations at a profile's scale, its tables' builders and its figures' numbers, and the readings its
+notebooks' committed Markdown is generated from (``READINGS``, :mod:`reproq.report.readings`); the figures are drawn
+in :mod:`reproq.figures`, one module per paper as here, outside the code a checkpoint is bound to; what several papers
+share (batches, evaluation, training runs) stays in the task packages.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 Here: the paper's configurations at a profile's scale (:func:`tay_configs`: the profile's one configuration or every
 point of §Implementation Details' search grid), Table 2's parameter counts, each seed's TEST score beside the paper
-and the floors (:func:`seeds_figure`), and what the networks get, chosen on DEV (:func:`run_ablation`: word vectors ×
+and the floors (drawn by :func:`reproq.figures.tay2018.seeds_figure`), and what the networks get, chosen on DEV (:func:`run_ablation`: word vectors ×
 how the overlap features join, which Tay et al. leave open; :func:`run_budgets`: training budgets). Each variant
 trains one method with one seed; DEV ranks them and TEST is read once, for the variant DEV chose — never to choose.
 """
@@ -27,7 +27,7 @@ from reproq.models.answer_ranker import RankerConfig, build_ranker, paper_parame
 from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import Claim, Paper
 from reproq.profiles import AnswerSelection
-from reproq.results import Provenance, Record, claim, paper_numbers, records_frame, summarize
+from reproq.results import Provenance, Record, claim, paper_numbers, summarize
 from reproq.train.grid import RunResult
 
 TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
@@ -103,37 +103,6 @@ def table2_records() -> list[Record]:
                                             split="-", method=method, setting="d=512,m=300,h=128,k=2",
                                             variant=variant)
     return records
-
-def seeds_figure(records, floors: dict[str, float], *, metric: str = "MAP", title: str):
-    """One panel per setting: each method's ``metric`` seed by seed (dots), the paper's number (a red cross)
-    and the floors of the same split (dashed lines, e.g. ``{"BM25": 0.71}``) — whether a trained model clears
-    what no training gives, and how far the seeds spread, at a glance."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-
-    frame = records_frame(records)
-    frame = frame[frame["metric"] == metric]
-    paper = paper_numbers().set_index(["paper", "table", "dataset", "split", "method", "setting", "metric"])["value"]
-    settings = list(dict.fromkeys(frame["setting"]))
-    fig, axes = plt.subplots(1, len(settings), figsize=(5.5 * len(settings), 4), sharey=True, squeeze=False)
-    for ax, setting in zip(axes[0], settings):
-        shown = frame[frame["setting"] == setting]
-        methods = list(dict.fromkeys(shown["method"]))
-        sns.stripplot(shown, x="method", y="value", order=methods, ax=ax, size=7, jitter=0.15, color="#4c72b0")
-        keys = [(r.paper, r.table, r.dataset, r.split, r.method, r.setting, metric)
-                for r in shown.drop_duplicates("method").itertuples()]
-        printed = [(i, paper[key]) for i, key in enumerate(keys) if key in paper.index]
-        if printed:
-            ax.scatter(*zip(*printed), marker="x", color="#c44e52", s=80, linewidths=2, zorder=3, label="Tay et al.")
-        for (name, value), style in zip(floors.items(), ("--", ":", "-.", (0, (1, 3)))):
-            ax.axhline(value, color="#555555", linestyle=style, linewidth=1, label=f"{name} (no training)")
-        ax.set(title=setting, xlabel="", ylabel=f"test {metric}")
-        ax.legend(fontsize=8, loc="best")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
 
 FEATURE_VARIANTS = {  # name -> (prepare's features, RankerConfig overrides)
     "none": ("normalized", {"n_features": 0}),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from reproq.figures import side_by_side as draw
 from reproq.papers import side_by_side
 from reproq.results import Record
 
@@ -49,7 +50,7 @@ def test_the_reading_ranks_the_encoders_and_names_those_above_the_floor():
 
 def test_the_figure_has_a_panel_per_evaluation():
     shown = side_by_side.table(records())
-    figure = side_by_side.figure(shown, title="t")
+    figure = draw.figure(shown, title="t")
     assert len(figure.axes) == 1 and figure.axes[0].get_title() == "TrecQA raw test"
 
 

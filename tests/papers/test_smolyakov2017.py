@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from reproq import profiles
+from reproq.figures import smolyakov2017 as draw
 from reproq.papers import smolyakov2017
 from reproq.results import Provenance
 from reproq.train.grid import RunResult
@@ -82,8 +83,8 @@ def test_coinciding_curves_are_named_and_drawn_visibly():
     labels, scores = np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.4, 0.6])
     curves = {"CNN, direct": (labels, scores), "CNN, adversarial": (labels, scores.copy()),
               "TF-IDF": (labels, np.array([0.8, 0.2, 0.7, 0.3]))}
-    assert smolyakov2017.coinciding(curves) == [["CNN, direct", "CNN, adversarial"]]
-    fig = smolyakov2017.roc_figure(curves, title="t")
+    assert draw.coinciding(curves) == [["CNN, direct", "CNN, adversarial"]]
+    fig = draw.roc_figure(curves, title="t")
     assert "CNN, direct = CNN, adversarial" in fig._suptitle.get_text()
     lines = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("CNN")]
     assert len({(line.get_linestyle(), line.get_linewidth()) for line in lines}) == 2  # not one on top of the other

@@ -158,7 +158,7 @@ def test_a_run_with_its_own_objective_is_not_checkpointed(data, tmp_path):
 def test_a_model_whose_curve_is_anothers_first_epochs_says_so_in_the_legend():
     import pandas as pd
 
-    from reproq.question_retrieval.summaries import _under_another
+    from reproq.figures.retrieval import _under_another
 
     def curve(model, values, seed=1):
         return [{"model": model, "seed": seed, "epoch": e, "dev MRR (%)": v} for e, v in enumerate(values)]
