@@ -72,8 +72,17 @@ def _start(competitor: str, sizes: dict) -> subprocess.Popen | None:
         return subprocess.Popen([sys.executable, "-c", "while True: pass"])
     command, env = _step_command(1, sizes, _TWIN_STEPS)
     twin = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    twin.stdout.readline()  # "warm": timing starts once the twin is past its start-up and first step
+    if twin.stdout.readline().strip() != "warm":  # timing starts once the twin is past its start-up and first step
+        _stop(twin)
+        raise RuntimeError(f"the twin step did not start (exit code {twin.returncode}); its error is above")
     return twin
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.kill()
+    process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
 
 
 def main(out_path: Path, *, profile: str = "cpu") -> dict:
@@ -87,19 +96,20 @@ def main(out_path: Path, *, profile: str = "cpu") -> dict:
         try:
             for n in counts:
                 measured = _measure(n, sizes)
-                rows.append({"threads": n, "competitor": competitor, "seconds_per_step": statistics.median(
-                    measured["times"]), "fastest_seconds_per_step": min(measured["times"]), "repeats": measured["times"],
-                    "load_average": list(os.getloadavg())})
+                rows.append({"threads": n, "competitor": competitor,
+                             "seconds_per_step": statistics.median(measured["times"]),
+                             "fastest_seconds_per_step": min(measured["times"]), "repeats": measured["times"],
+                             "load_average": list(os.getloadavg())})
         finally:
             if beside is not None:
-                beside.kill()
-                beside.wait()
+                _stop(beside)
     reference = rows[0]["seconds_per_step"]  # one thread, idle
     for row in rows:
         row["relative_to_1_thread_idle"] = row["seconds_per_step"] / reference
     result = {"what": "LSTM training step (forward, backward, Adam), seconds, by thread count, idle, beside a "
-                      "process that keeps one core busy and beside the same step at one thread in another process", "sizes": sizes, "profile": profile, "cpu": cpu_name(),
-              "cores": os.cpu_count(), "code_version": code_version(), "rows": rows}
+                      "process that keeps one core busy and beside the same step at one thread in another process",
+              "sizes": sizes, "profile": profile, "cpu": cpu_name(), "cores": os.cpu_count(),
+              "code_version": code_version(), "rows": rows}
     write_json(out_path, result)
     write_rows_csv(Path(out_path).with_suffix(".csv"), rows, {
         "threads": "d", "competitor": "", "seconds_per_step": ".4f", "fastest_seconds_per_step": ".4f",

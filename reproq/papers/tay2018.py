@@ -2,9 +2,10 @@
 ``001_9157be3a3951a43e.txt``).
 
 Here: the paper's configurations at a profile's scale (:func:`tay_configs`: the profile's one configuration or every
-point of §Implementation Details' search grid), Table 2's parameter counts, each seed's TEST score beside the paper
-and the floors (drawn by :func:`reproq.figures.tay2018.seeds_figure`), and what the networks get, chosen on DEV (:func:`run_ablation`: word vectors ×
-how the overlap features join, which Tay et al. leave open; :func:`run_budgets`: training budgets). Each variant
+point of §Implementation Details' search grid), Table 2's parameter counts, and what the networks get, chosen on DEV
+(:func:`run_ablation`: word vectors × how the overlap features join, which Tay et al. leave open; :func:`run_budgets`:
+training budgets); each seed's TEST score beside the paper and the floors is drawn by
+:func:`reproq.figures.tay2018.seeds_figure`. Each variant
 trains one method with one seed; DEV ranks them and TEST is read once, for the variant DEV chose — never to choose.
 """
 

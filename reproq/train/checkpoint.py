@@ -53,8 +53,9 @@ NOT_HASHED = {"results", "report", "figures", "bench", "labs", "cli.py", "batch.
 
 def hashed_files() -> list[Path]:
     """The library files a trained model's numbers may depend on: every ``.py`` file of ``reproq`` except those that
-    only write, read back, draw or teach (:data:`NOT_HASHED`: ``results``, ``report``, ``figures``, ``bench``, ``labs``,
-    the command line, the notebook runner, its scheduler and its memory sampler): a figure's fix trains nothing again."""
+    only write, read back, draw or teach (:data:`NOT_HASHED`: ``results``, ``report``, ``figures``, ``bench``,
+    ``labs``, the command line, the notebook runner, its scheduler and its memory sampler): a figure's fix trains
+    nothing again."""
     root = Path(__file__).resolve().parents[1]
     return sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in NOT_HASHED)
 

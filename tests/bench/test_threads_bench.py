@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+
+import pytest
 
 from reproq.bench import threads
 
@@ -20,3 +23,9 @@ def test_smoke_benchmark_writes_json_and_csv(tmp_path):
     assert saved["rows"][0]["relative_to_1_thread_idle"] == 1
     assert out.with_suffix(".csv").read_text().count("\n") == len(saved["rows"]) + 1
     assert result["rows"] == saved["rows"]
+
+
+def test_a_twin_that_cannot_start_is_an_error_not_a_quiet_idle_row(monkeypatch):
+    monkeypatch.setattr(threads, "_step_command", lambda *args: ([sys.executable, "-c", "raise SystemExit(3)"], None))
+    with pytest.raises(RuntimeError, match="did not start .exit code 3"):
+        threads._start("a twin", {})
