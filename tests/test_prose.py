@@ -84,6 +84,16 @@ def test_percentages_and_signs():
     pool = prose.Pool(prose._point(0.5204) + prose._point(-0.02246))
     assert all(pool.holds(prose.Typed(t, "", "")) for t in ("52.0", "52.04", "0.520", "-0.022"))
     assert not any(pool.holds(prose.Typed(t, "", "")) for t in ("52.1", "0.022", "-0.023"))
+    # only a fraction reads as a percentage: 1.497 (a ratio, seconds, a perplexity) is not "149.7"
+    assert not prose.Pool(prose._point(1.497)).holds(prose.Typed("149.7", "", ""))
+
+
+def test_seconds_are_read_in_minutes_too(tmp_path):
+    cost = tmp_path / "pipeline_wall.json"
+    cost.write_text('{"jobs=2": {"seconds": 4732.0, "notebook_seconds": 8981.1, "cores": 2}}')
+    pool = prose.Pool(prose.file_numbers(cost))
+    assert all(pool.holds(prose.Typed(t, "", "")) for t in ("78.9", "149.7", "4732.0"))
+    assert not pool.holds(prose.Typed("0.03", "", ""))  # 2 cores are not 2 seconds
 
 
 def test_readme_paragraphs_read_the_notebooks_they_name():

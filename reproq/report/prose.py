@@ -5,7 +5,8 @@ notice. :func:`check` finds every typed decimal (:func:`typed_numbers`) and look
 *scope* (:func:`pool`): for a notebook, the files of its own ``results/<notebook>/`` folder; for the README, every
 file under ``results/``; for both, the papers' numbers (``paper_numbers.csv``) and the report's computed rows
 (gaps to the paper, the claims' paired differences and intervals). A typed number is *found* when a number of its
-scope, printed at the typed number's decimals, reads the same — as a fraction or as a percentage, with its sign.
+scope, printed at the typed number's decimals, reads the same — directly or, a fraction (within ±1), as a percentage,
+with its sign.
 
 What counts as a number of a results file:
 
@@ -15,7 +16,7 @@ What counts as a number of a results file:
   precision: ``0.7485`` stands for 0.74845 to 0.74855, so ``0.748`` and ``0.749`` are both consistent with it,
   and only the record can tell them apart (the README once said 0.749 for a record of 0.74848);
 - ``settings.json``: the parameters each output was made with; any other JSON file (benchmarks, costs): every
-  number in it.
+  number in it, and a number of seconds also in minutes.
 
 Generated blocks (``<!-- name:start -->`` … ``<!-- name:end -->``, written by ``reproq scope``/``report --write``),
 code (fenced or inline), section numbers (§4.2) and the few decimals that are names, not results
@@ -112,11 +113,13 @@ class Pool:
         return Pool([*zip(self._low, self._high), *zip(other._low, other._high)])
 
     def holds(self, typed: Typed) -> bool:
-        """Whether a number of the pool, rounded to ``typed``'s decimals, can read ``typed`` — directly or as a
-        percentage (a fraction ×100). A full value exactly halfway (0.7485 for 0.748 or 0.749) holds neither; a
-        printed cell holds both of the numbers its interval can round to."""
+        """Whether a number of the pool, rounded to ``typed``'s decimals, can read ``typed`` — directly or, for a
+        fraction (a number within ±1), as a percentage (×100). A full value exactly halfway (0.7485 for 0.748 or 0.749)
+        holds neither; a printed cell holds both of the numbers its interval can round to."""
         x, half = float(typed.text), 0.5 * 10.0 ** -typed.decimals
-        return any(np.any((self._low * scale < x + half) & (self._high * scale > x - half)) for scale in (1.0, 100.0))
+        direct = np.any((self._low < x + half) & (self._high > x - half))
+        fraction = (self._low >= -1) & (self._high <= 1)
+        return bool(direct or np.any(fraction & (self._low * 100 < x + half) & (self._high * 100 > x - half)))
 
 
 def _point(value) -> list[tuple[float, float]]:
@@ -139,8 +142,10 @@ def _printed(cell: str) -> list[tuple[float, float]]:
 
 def _numbers(obj) -> Iterator[tuple[float, float]]:
     if isinstance(obj, dict):
-        for value in obj.values():
+        for key, value in obj.items():
             yield from _numbers(value)
+            if str(key).endswith("seconds") and isinstance(value, (int, float)):
+                yield from _point(value / 60)  # in minutes, as the README's cost block prints it
     elif isinstance(obj, list):
         for value in obj:
             yield from _numbers(value)
@@ -268,6 +273,9 @@ def check(root: Path | None = None) -> list[Typed]:
     for first, text in paragraphs(GENERATED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), readme)):
         named = mentioned(text, folders)
         scope = everything if not named else pool([results / f for f in named]) | papers | computed[""]
+        for name in re.findall(r"results/([\w.-]+\.json)\b", text):  # a study-wide file it names (pipeline_wall.json)
+            if (results / name).is_file():
+                scope = scope | Pool(file_numbers(results / name))
         for f in named:
             scope = scope | computed.get(f, Pool())
         missing += [Typed(t.text, f"README.md:{first + int(t.where) - 1}", t.line) for t in typed_numbers(text)
