@@ -114,8 +114,8 @@ class Pool:
 
     def holds(self, typed: Typed) -> bool:
         """Whether a number of the pool, rounded to ``typed``'s decimals, can read ``typed`` — directly or, for a
-        fraction (a number within ±1), as a percentage (×100). A full value exactly halfway (0.7485 for 0.748 or 0.749)
-        holds neither; a printed cell holds both of the numbers its interval can round to."""
+        fraction (a number within ±1), as a percentage (×100). A full value exactly halfway (0.7485 for 0.748 or
+        0.749) holds neither; a printed cell holds both of the numbers its interval can round to."""
         x, half = float(typed.text), 0.5 * 10.0 ** -typed.decimals
         direct = np.any((self._low < x + half) & (self._high > x - half))
         fraction = (self._low >= -1) & (self._high <= 1)
