@@ -12,6 +12,7 @@ trains one method with one seed; DEV ranks them and TEST is read once, for the v
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -400,11 +401,44 @@ def claims_reading(records: Sequence[Record], cases: Mapping[str, dict]) -> str:
 QATARLIVING_WIKIQA_CASES = {"QatarLiving dev": dict(table="Table 5", dataset="qatarliving", split="dev"),
                             "WikiQA test": dict(table="WikiQA", dataset="wikiqa", split="test")}
 
-READINGS = {  # notebook 04's and 06's committed words (reproq.report.readings)
+def runtime_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 05's committed words: the seconds per epoch, Figure 3's claims beside ours, the FLOP counts, and the
+    machine the run was timed on (its cost record in ``pipeline_cost.json``) — timings move with the chip and with
+    every run, so none of them is typed by hand."""
+    folder = Path(folder)
+    epochs = pd.read_csv(folder / "seconds_per_epoch.csv").set_index("method")
+    ours = {r.method: r for r in records if r.table == "Figure 3"}
+    theirs = paper_numbers("tay2018").query("table == 'Figure 3'").set_index("method")["value"]
+    cost = json.loads((folder.parent / "pipeline_cost.json").read_text()).get(folder.name, {})
+    config = json.loads((folder / "tay2018_figure3.jsonl").read_text().splitlines()[0])["config"]  # the timed sizes
+    order = ["QRNN", "CTRN", "LSTM", "AP-BiLSTM"]
+    flops = epochs["matmul_flops_per_token"]
+    return "\n".join([
+        f"- Seconds per TRAIN-ALL epoch at d = {config['hidden_dim']}, m = {config['projection_dim']}, one thread "
+        f"({int(epochs['batches_timed'].iloc[0])} timed batches of {config['batch_size']} per method in interleaved "
+        f"rounds, their mean times the epoch's batches): "
+        + ", ".join(f"{m} {epochs.loc[m, 's_per_epoch']:,.0f}" for m in order) + ".",
+        f"- Figure 3's claims beside ours: CTRN costs {ours['CTRN vs QRNN'].value:.0f} s an epoch more than QRNN (the "
+        f"paper: about {theirs['CTRN vs QRNN']:g} s); the LSTM takes {ours['CTRN vs LSTM'].value:.2f}× CTRN's time "
+        f"(about {theirs['CTRN vs LSTM']:g}×) and AP-BiLSTM {ours['CTRN vs AP-BiLSTM'].value:.2f}× (about "
+        f"{theirs['CTRN vs AP-BiLSTM']:g}×).",
+        f"- Matrix-product FLOPs per token (`seconds_per_epoch.csv`): the word projection and the LSTM "
+        f"{flops['LSTM']:,}, the QRNN (and the CTRN, which shares its weights) {flops['QRNN']:,}, AP-BiLSTM "
+        f"{flops['AP-BiLSTM']:,}: were products all the cost, the QRNN would run {flops['LSTM'] / flops['QRNN']:.1f}× "
+        f"faster than the LSTM.",
+        f"- Timed on {cost.get('cpu', 'a machine not recorded')} ({cost.get('cores', '?')} cores), load "
+        f"{cost.get('load_average_before', [float('nan')])[0]:.2f} before, code {ours['CTRN vs QRNN'].code_version} "
+        f"(`pipeline_cost.json`); earlier runs on other machines are in `results/bench/README.md`: the seconds, and "
+        f"the ratios too, move with the chip.",
+    ])
+
+
+READINGS = {  # notebook 04's, 05's and 06's committed words (reproq.report.readings)
     "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES),
     "alignments": alignments_reading,
     "paper_budget": paper_budget_reading,
     "qatarliving_wikiqa": lambda records, folder: claims_reading(records, QATARLIVING_WIKIQA_CASES),
+    "runtime": runtime_reading,
 }
 
 
