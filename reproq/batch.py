@@ -276,9 +276,11 @@ def kept_copy(profile: str, notebook: Path) -> Path:
 def _keep(executed: Path, kept: Path) -> None:
     """Copy ``executed`` to ``kept`` with the checkout's own folder left out of every path it names: a figure
     written to ``/home/me/reproq/figures/…`` reads ``figures/…``, which is where it is in any clone."""
-    root = json.dumps(f"{paths.ROOT}{os.sep}")[1:-1]  # as the notebook's JSON spells it
+    root = json.dumps(f"{paths.ROOT}{os.sep}", ensure_ascii=False)[1:-1]  # as the notebook's JSON spells it
+    named = re.compile(r"(?<![\w.~/-])" + re.escape(root))  # the folder itself, not one that ends with its name
     kept.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(kept, executed.read_text().replace(root, ""))
+    atomic.replace_atomically(kept, lambda tmp: tmp.write_text(named.sub("", executed.read_text(encoding="utf-8")),
+                                                                encoding="utf-8"))
 
 
 def _stamp(profile: str, notebook: Path) -> Path:

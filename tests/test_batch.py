@@ -66,10 +66,13 @@ def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_
     kept = batch.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
     assert kept == paths.output_dirs("smoke")[0] / "00_ok" / "00_ok.ipynb"
     assert kept.read_bytes() == outcome.executed.read_bytes() and "ran with 1" in kept.read_text()
-    write_notebook(notebook_dir / "00_ok.ipynb", "from reproq import paths; print(paths.ROOT / 'figures' / 'f.png')")
+    write_notebook(notebook_dir / "00_ok.ipynb", "from reproq import paths; print(paths.ROOT / 'figures' / 'f.png'); "
+                                                 "print(f'/elsewhere{paths.ROOT}/g.png')")
     list(batch.run(profile="smoke", only=["00"], progress=False))
     assert str(paths.ROOT) in outcome.executed.read_text()  # the run's own copy names the checkout
-    assert str(paths.ROOT) not in kept.read_text() and "figures/f.png" in kept.read_text()  # the kept one does not
+    text = kept.read_text()
+    assert "figures/f.png" in text and str(paths.ROOT) + "/figures" not in text  # the kept one does not
+    assert f"/elsewhere{paths.ROOT}/g.png" in text  # another folder that ends with the checkout's path is left alone
     with pytest.raises(batch.NotebookFailed):
         list(batch.run(profile="smoke", only=["01"], progress=False))
     assert not batch.kept_copy("smoke", notebook_dir / "01_bad.ipynb").exists()

@@ -86,6 +86,7 @@ def test_percentages_and_signs():
     assert not any(pool.holds(prose.Typed(t, "", "")) for t in ("52.1", "0.022", "-0.023"))
     # only a fraction reads as a percentage: 1.497 (a ratio, seconds, a perplexity) is not "149.7"
     assert not prose.Pool(prose._point(1.497)).holds(prose.Typed("149.7", "", ""))
+    assert prose.Pool(prose._printed("1.00")).holds(prose.Typed("99.6", "", ""))  # a cell's interval reaching 1
 
 
 def test_seconds_are_read_in_minutes_too(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import statistics
 import subprocess
 import sys
@@ -49,7 +50,11 @@ print(json.dumps({"threads": torch.get_num_threads(), "times": times[1:]}))
 
 
 _TWIN_STEPS = 10**9  # the twin runs until it is stopped
+TWIN_START_S = 300  # how long the twin may take to start and finish its first step
 COMPETITORS = ("none", "a busy core", "a twin")  # what runs beside the timed step (module docstring)
+# a competitor ends when its standard input closes: when it is stopped, and when this process dies without stopping it
+_WATCH_PARENT = ("import os, sys, threading\n"
+                 "threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()\n")
 
 
 def _step_command(threads: int, sizes: dict, steps: int) -> tuple[list[str], dict]:
@@ -69,20 +74,27 @@ def _start(competitor: str, sizes: dict) -> subprocess.Popen | None:
     if competitor == "none":
         return None
     if competitor == "a busy core":
-        return subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    command, env = _step_command(1, sizes, _TWIN_STEPS)
-    twin = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    if twin.stdout.readline().strip() != "warm":  # timing starts once the twin is past its start-up and first step
+        return subprocess.Popen([sys.executable, "-c", _WATCH_PARENT + "while True: pass"], stdin=subprocess.PIPE)
+    (python, flag, code, *args), env = _step_command(1, sizes, _TWIN_STEPS)
+    twin = subprocess.Popen([python, flag, _WATCH_PARENT + code, *args], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:  # timing starts once the twin is past its start-up and first step
+        ready, _, _ = select.select([twin.stdout], [], [], TWIN_START_S)
+        if not ready or twin.stdout.readline().strip() != "warm":
+            raise RuntimeError(f"the twin step did not start within {TWIN_START_S} s (exit code {twin.poll()}); "
+                               "its error, if any, is above")
+    except BaseException:
         _stop(twin)
-        raise RuntimeError(f"the twin step did not start (exit code {twin.returncode}); its error is above")
+        raise
     return twin
 
 
 def _stop(process: subprocess.Popen) -> None:
     process.kill()
     process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
 
 
 def main(out_path: Path, *, profile: str = "cpu") -> dict:
@@ -92,8 +104,9 @@ def main(out_path: Path, *, profile: str = "cpu") -> dict:
     counts = sorted({1, os.cpu_count() or 1})
     rows = []
     for competitor in COMPETITORS:
-        beside = _start(competitor, sizes)
+        beside = None
         try:
+            beside = _start(competitor, sizes)
             for n in counts:
                 measured = _measure(n, sizes)
                 rows.append({"threads": n, "competitor": competitor,

@@ -118,8 +118,8 @@ class Pool:
         0.749) holds neither; a printed cell holds both of the numbers its interval can round to."""
         x, half = float(typed.text), 0.5 * 10.0 ** -typed.decimals
         direct = np.any((self._low < x + half) & (self._high > x - half))
-        fraction = (self._low >= -1) & (self._high <= 1)
-        return bool(direct or np.any(fraction & (self._low * 100 < x + half) & (self._high * 100 > x - half)))
+        low, high = np.maximum(self._low, -1.0), np.minimum(self._high, 1.0)  # the part of each number within ±1
+        return bool(direct or np.any((low <= high) & (low * 100 < x + half) & (high * 100 > x - half)))
 
 
 def _point(value) -> list[tuple[float, float]]:
@@ -144,7 +144,7 @@ def _numbers(obj) -> Iterator[tuple[float, float]]:
     if isinstance(obj, dict):
         for key, value in obj.items():
             yield from _numbers(value)
-            if str(key).endswith("seconds") and isinstance(value, (int, float)):
+            if str(key).endswith("seconds") and isinstance(value, (int, float)) and not isinstance(value, bool):
                 yield from _point(value / 60)  # in minutes, as the README's cost block prints it
     elif isinstance(obj, list):
         for value in obj:
