@@ -81,12 +81,20 @@ def _start(competitor: str, sizes: dict) -> subprocess.Popen | None:
     try:  # timing starts once the twin is past its start-up and first step
         ready, _, _ = select.select([twin.stdout], [], [], TWIN_START_S)
         if not ready or twin.stdout.readline().strip() != "warm":
-            raise RuntimeError(f"the twin step did not start within {TWIN_START_S} s (exit code {twin.poll()}); "
+            raise RuntimeError(f"the twin step did not start within {TWIN_START_S} s (exit code {_ended(twin)}); "
                                "its error, if any, is above")
     except BaseException:
         _stop(twin)
         raise
     return twin
+
+
+def _ended(process: subprocess.Popen) -> int | None:
+    """The exit code of a process that has closed its output (None if it is still running a few seconds on)."""
+    try:
+        return process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def _stop(process: subprocess.Popen) -> None:
