@@ -57,10 +57,10 @@ _WATCH_PARENT = ("import os, sys, threading\n"
                  "threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()\n")
 
 
-def _step_command(threads: int, sizes: dict, steps: int) -> tuple[list[str], dict]:
+def _step_command(threads: int, sizes: dict, steps: int, *, prelude: str = "") -> tuple[list[str], dict]:
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     args = [str(sizes[k]) for k in ("batch", "length", "hidden")] + [str(steps)]
-    return [sys.executable, "-c", _STEP, *args], env
+    return [sys.executable, "-c", prelude + _STEP, *args], env
 
 
 def _measure(threads: int, sizes: dict) -> dict:
@@ -75,9 +75,8 @@ def _start(competitor: str, sizes: dict) -> subprocess.Popen | None:
         return None
     if competitor == "a busy core":
         return subprocess.Popen([sys.executable, "-c", _WATCH_PARENT + "while True: pass"], stdin=subprocess.PIPE)
-    (python, flag, code, *args), env = _step_command(1, sizes, _TWIN_STEPS)
-    twin = subprocess.Popen([python, flag, _WATCH_PARENT + code, *args], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    command, env = _step_command(1, sizes, _TWIN_STEPS, prelude=_WATCH_PARENT)
+    twin = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:  # timing starts once the twin is past its start-up and first step
         ready, _, _ = select.select([twin.stdout], [], [], TWIN_START_S)
         if not ready or twin.stdout.readline().strip() != "warm":

@@ -26,6 +26,7 @@ def test_smoke_benchmark_writes_json_and_csv(tmp_path):
 
 
 def test_a_twin_that_cannot_start_is_an_error_not_a_quiet_idle_row(monkeypatch):
-    monkeypatch.setattr(threads, "_step_command", lambda *args: ([sys.executable, "-c", "raise SystemExit(3)"], None))
+    failing = [sys.executable, "-c", "raise SystemExit(3)"]
+    monkeypatch.setattr(threads, "_step_command", lambda *args, **kwargs: (failing, None))
     with pytest.raises(RuntimeError, match="did not start within .* s .exit code 3"):
         threads._start("a twin", {})
