@@ -40,7 +40,9 @@ def test_each_verdict_follows_from_the_records(tmp_path, values, synthetic, expe
     row = rows[(rows.paper == "lei2016") & (rows.method == "BM25") & (rows.split == "test") & (rows.metric == "MAP")]
     assert list(row.verdict) == [expected] and list(row["where"]) == ["01_made"] and list(row.n) == [len(values)]
     others = rows.drop(row.index)
-    assert set(others.verdict) == {"not built"}  # no record: not built, whatever the paper printed
+    quoted = others.kind == "quoted from another paper"
+    assert set(others[~quoted].verdict) == {"not built"}  # no record: not built, whatever the paper printed
+    assert set(others[quoted].verdict) == {"quoted"}  # a baseline the paper copies: never judged
 
 
 def test_what_the_paper_prints_decides_what_is_compared_and_counted(tmp_path):
@@ -62,13 +64,58 @@ def test_what_the_paper_prints_decides_what_is_compared_and_counted(tmp_path):
 
     assert verdicts_of("Table 6", "CTRN", setting="train=TRAIN", metric="MAP") == ["not reproduced"]
     assert verdicts_of("Table 7", "CTRN (TRAIN)", metric="MAP") == ["not reproduced"]
-    assert verdicts_of("Table 3", "-", dataset="qatarliving", metric="test_pairs") == ["reproduced"]
+    assert verdicts_of("Table 3", "-", dataset="qatarliving", metric="test_pairs") == ["matches"]
     assert verdicts_of("Table 2", "QRNN", variant="all trainable parameters (biases, 300x300 projection, "
                                                   "output layer)") == ["beside the paper"]
     assert verdicts_of("Figure 3", "CTRN vs LSTM", metric="speedup") == ["not comparable"]
-    tay_counts = built.counts.set_index("paper").loc["tay2018"]
-    assert (tay_counts["not reproduced"], tay_counts["reproduced"], tay_counts["not comparable"]) == (1, 1, 1)
-    assert "beside the paper" not in built.counts.columns
+    tay = built.counts.set_index(["kind", "verdict"])["tay2018"]
+    assert tay[("result of training or fitting", "not reproduced")] == 1  # Table 6's CTRN, once
+    assert tay[("result of training or fitting", "not comparable")] == 1  # Figure 3
+    assert tay[("data statistic", "matches")] == 1  # Table 3's test pairs, a count: it matches, never "reproduced"
+    assert "beside the paper" not in set(built.counts.verdict)
+    assert ("result of training or fitting", "reproduced") not in tay.index
+
+
+def test_each_kind_of_number_gets_only_the_words_its_kind_allows(tmp_path):
+    """Counts, sizes, configurations and quoted baselines are never "reproduced": the counts are built from the
+    records by kind, and a configuration row with a verdict fails here."""
+    def record(paper, table, method, metric, value, *, dataset="-", split="-", setting="-", variant=""):
+        return Record(paper, table, dataset, split, method, setting, metric, value, variant=variant, seeds=(1,))
+
+    write_records(tmp_path / "10", [
+        record("dossantos2015", "Table 2", "CNN", "learning_rate", 0.05),  # the paper's setting, copied
+        record("dossantos2015", "Table 2", "BOW-CNN", "learning_rate", 0.5),  # not the paper's
+        record("lei2016", "Table 3", "LSTM", "params", 423_360, dataset="askubuntu"),
+        record("smolyakov2017", "Table 6", "CNN", "params", 420_700, dataset="askubuntu"),  # a fitted width
+        record("tay2018", "Table 3", "-", "train_questions", 379, dataset="qatarliving", variant="part 2 only"),
+        record("tay2018", "Table 7", "Wang et al. (2015) - BM25", "MAP", 0.70, dataset="trecqa", split="test",
+               variant="raw TEST"),
+        record("tay2018", "Table 7", "Wang et al. (2015) - BM25", "MAP", 0.75, dataset="trecqa", split="test",
+               variant="clean TEST"),
+        *[record(paper, table, "BM25", "MAP", 0.56, dataset="askubuntu", split="test", setting=setting)
+          for paper, table, setting in (("lei2016", "Table 2", "pooling=-"), ("smolyakov2017", "Table 6", "-"))]])
+    built = verdicts.build(tmp_path, tmp_path)
+    rows = built.rows[built.rows.n > 0]
+
+    def said(paper, table, method, metric):
+        return list(rows[(rows.paper == paper) & (rows.table == table) & (rows.method == method)
+                         & (rows.metric == metric)].verdict)
+
+    assert said("dossantos2015", "Table 2", "CNN", "learning_rate") == ["as the paper"]
+    assert said("dossantos2015", "Table 2", "BOW-CNN", "learning_rate") == ["set otherwise"]
+    assert said("lei2016", "Table 3", "LSTM", "params") == ["matches"]
+    assert said("smolyakov2017", "Table 6", "CNN", "params") == ["fitted"]
+    assert said("tay2018", "Table 3", "-", "train_questions") == ["partial data"]
+    # one row per number of the paper, whatever variants we ran
+    assert said("tay2018", "Table 7", "Wang et al. (2015) - BM25", "MAP") == ["not comparable"]
+    bm25 = built.rows[(built.rows.method == "BM25") & (built.rows.n > 0)]
+    assert set(bm25.verdict) == {"reproduced"} and list(bm25.counted) == [True, False]  # counted under Lei only
+    counts = built.counts.set_index(["kind", "verdict"])
+    assert counts.loc[("evaluation of given outputs", "reproduced"), "all"] == 1
+    judged = {"reproduced", "not reproduced", "matches", "differs"}
+    assert not judged & set(counts.loc["configuration"].index)  # a configuration is never judged
+    assert not judged & set(counts.loc["quoted from another paper"].index)
+    assert list(built.counts.kind.drop_duplicates())[0] == "result of training or fitting"  # results first
 
 
 def test_a_torn_record_names_its_file_and_line(tmp_path):
@@ -90,7 +137,9 @@ def test_claims_are_tested_seed_by_seed_on_real_data_only(tmp_path):
     claims = verdicts.claim_rows(verdicts.load_records(tmp_path)).set_index("claim")
     first = claims.loc["CTRN > QRNN on TrecQA, trained on TRAIN (Table 6)"]
     assert first.verdict == "confirmed" and first.seeds == 4 and first.delta == pytest.approx(0.0495)
-    assert claims.loc["QRNN > LSTM on TrecQA, trained on TRAIN (Table 6)"].verdict.startswith("not testable")
+    assert first.metric == "MAP" and first.beside == "" and "better than QRNN" in first.quote  # no MRR records
+    lstm = next(c for c in claims.index if c.startswith("QRNN > LSTM"))
+    assert claims.loc[lstm].verdict.startswith("not testable")
 
 
 def test_figures_are_found_by_their_paper_names(tmp_path):
@@ -170,7 +219,7 @@ def test_an_item_shows_the_papers_shape_first_and_every_row_behind_a_disclosure(
     assert "results/04_trecqa_ctrn/tay2018_table6.md" in shaped  # notebook 04's table, ours beside the paper's
     qrnn = next(row for row in shaped.split("<tr>") if ">QRNN<" in row and ">train=TRAIN<" in row)
     assert re.findall(r">([^<>]+)</td>", qrnn)[2:4] == ["0.7477 ± 0.0051", "0.7"]
-    assert "The 7 that do not reproduce" in shaped and "Notebook 04_trecqa_ctrn on these numbers" in shaped
+    assert "The 4 that do not reproduce" in shaped and "Notebook 04_trecqa_ctrn on these numbers" in shaped
     disclosed = rows.split("</details>")[0]
     assert disclosed.startswith("<summary>All 36 rows") and disclosed.count("<tr") == 37  # the header and each row
     assert "<details>" not in _section(page, "smolyakov2017-figure-1")  # no row, nothing to disclose
@@ -185,10 +234,13 @@ def test_tay_table_5_is_told_one_way(committed):
     assert table.loc[("tay2018", "Table 5"), "elsewhere"] == phrase
     assert table.loc[("tay2018", "Table 5"), ["paper rows", "rows covered", "status"]].tolist() == [8, 0, "not built"]
     rows = built.rows[(built.rows.paper == "tay2018") & (built.rows.table == "Table 5")]
-    assert set(rows.verdict) == {"not built"} and set(rows.why) == {phrase}
+    quoted = rows.kind == "quoted from another paper"  # the competitors the paper copies: AI-CNN, Kelp, …
+    assert set(rows[~quoted].method) == {"QRNN", "CTRN"} and set(rows[~quoted].verdict) == {"not built"}
+    assert set(rows.why) == {phrase} and set(rows[quoted].verdict) == {"quoted"}
     assert len(rows[scope.ROW_KEYS].drop_duplicates()) == 8
     section = _section(page, "tay2018-table-5").replace("&#x27;", "'")
-    assert "The paper's 8 rows, 16 numbers: 16 not built." in section and f"Not on real data: {phrase}." in section
+    assert "The paper's 8 rows, 16 numbers: 12 quoted, 4 not built." in section
+    assert f"Not on real data: {phrase}." in section
     assert "results/06_qatarliving_wikiqa/qatarliving_dev.md" in section  # ours on dev, shown in the paper's shape
     assert f"| tay2018 | Table 5 | 8 | 0 | 0 | not built ({phrase}) |" in scope.scope_markdown(table.reset_index())
 

@@ -9,6 +9,7 @@ import pytest
 
 from reproq import paths
 from reproq.peak_memory import KEPT_PEAK
+from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, QUOTED, RESULT, SIZE
 from reproq.report import scope
 
 NUMBERS = """paper,seed_file,table,dataset,split,method,setting,metric,value,note
@@ -58,23 +59,30 @@ def row(table, paper, item):
 
 
 def test_status_rule():
-    assert scope.status(pd.Series([], dtype=bool)) == "not built"
-    assert scope.status(pd.Series([True, True])) == "synthetic stand-in only"
-    assert scope.status(pd.Series([True, False])) == "real data"
+    none, stand_in, real = pd.Series([], dtype=bool), pd.Series([True, True]), pd.Series([True, False])
+    assert [scope.coverage(RESULT, s) for s in (none, stand_in, real)] == [
+        "not built", "synthetic stand-in only", "trained or run on real data"]
+    assert [scope.coverage(kind, real) for kind in (GIVEN, DATA, SIZE, CONFIGURATION, QUOTED)] == [
+        "evaluated on real data", "evaluated on real data", "sizes and settings", "sizes and settings", "quoted"]
+    assert scope.coverage(QUOTED, none) == "quoted"  # a quoted baseline covers nothing, run or not
+    assert scope.status(pd.Series(["synthetic stand-in only", "sizes and settings", "quoted"])) == "sizes and settings"
+    assert scope.status(pd.Series(["quoted", "quoted"])) == "quoted only"
+    assert scope.status(pd.Series([], dtype=object)) == "not built"
 
 
 def test_each_status_and_the_rows_covered(fake):
     table = scope.scope_table(*fake)
     lei2 = row(table, "lei2016", "Table 2")
     assert (lei2["paper rows"], lei2["rows covered"], lei2["real rows"]) == (3, 2, 1)  # test BM25 has none
-    assert lei2.status == "real data" and lei2["where"] == "01_a, 02_b"
+    assert lei2.status == "evaluated on real data" and lei2["where"] == "01_a, 02_b"  # BM25: shipped scores
+    assert lei2["covered by"] == {"evaluated on real data": 2, "synthetic stand-in only": 1, "not built": 1}
     lei10 = row(table, "lei2016", "Table 10")
     assert (lei10["paper rows"], lei10["rows covered"], lei10["real rows"]) == (1, 1, 0)
     assert lei10.status == "synthetic stand-in only" and lei10["where"] == "02_b"
     tay4 = row(table, "tay2018", "Table 4")
     assert (tay4["paper rows"], tay4["rows covered"], tay4.status, tay4["where"]) == (1, 0, "not built", "")
     fig = row(table, "tay2018", "Figure 3")  # a figure with records but no rows in the CSV
-    assert pd.isna(fig["paper rows"]) and pd.isna(fig["rows covered"]) and fig.status == "real data"
+    assert pd.isna(fig["paper rows"]) and pd.isna(fig["rows covered"]) and fig.status == "trained or run on real data"
     assert row(table, "lei2016", "Figure 5").status == "not built"  # from FIGURES alone
     assert "reproq" not in set(table.paper)
 
@@ -91,7 +99,7 @@ def test_records_that_join_none_of_the_papers_rows_build_nothing_and_say_where_t
     said = "not built (ours on yahooqa dev, the paper's on yahooqa test)"
     assert f"| tay2018 | Table 4 | 1 | 0 | 0 | {said} | 06_d |" in scope.scope_markdown(table)
     tay = next(line for line in scope.papers_markdown(table).splitlines() if line.startswith("| Tay"))
-    assert tay.split(" | ")[4] == "Table 4 (Table 4: ours on yahooqa dev, the paper's on yahooqa test)"
+    assert tay.split(" | ")[6] == "Table 4 (Table 4: ours on yahooqa dev, the paper's on yahooqa test)"
 
 
 def test_papers_then_tables_in_numeric_order_then_figures(fake):
@@ -118,8 +126,8 @@ def test_markdown_says_how_it_is_made_and_leaves_blanks(fake):
     lines = text.splitlines()
     assert "reproq scope" in lines[0] and "results/" in lines[0] and "synthetic stand-in only" in lines[0]
     assert lines[2] == "| paper | item | rows | covered | real | status | where |"
-    assert "| tay2018 | Figure 3 |  |  |  | real data | 05_runtime |" in lines
-    assert "| lei2016 | Table 2 | 3 | 2 | 1 | real data | 01_a, 02_b |" in lines
+    assert "| tay2018 | Figure 3 |  |  |  | trained or run on real data | 05_runtime |" in lines
+    assert "| lei2016 | Table 2 | 3 | 2 | 1 | evaluated on real data | 01_a, 02_b |" in lines
     assert lines[-1] == "Beyond the papers: WikiQA (06_c)"
 
 
@@ -197,5 +205,7 @@ def test_the_papers_table_lists_each_item_under_its_status(fake):
     results, csv = fake
     text = scope.papers_markdown(scope.scope_table(results, csv))
     lei = next(line for line in text.splitlines() if line.startswith("| Lei"))
-    # Table 2 has a real record; Table 10 only synthetic ones; the figures nothing
-    assert lei.split(" | ")[2:] == ["Table 2", "Table 10", "Figures 3, 4, 5", "[lei2016](results/13_report/lei2016.md) |"]
+    # Table 2: 2 of its 4 numbers re-score shipped scores on real data, 1 only on the stand-in, 1 has no record;
+    # Table 10 only synthetic records; the figures nothing
+    assert lei.split(" | ")[2:] == ["—", "Table 2 (2 of 4)", "—", "Tables 2 (1 of 4), 10", "Table 2 (1 of 4), Figures 3, 4, 5",
+                                    "[lei2016](results/13_report/lei2016.md) |"]

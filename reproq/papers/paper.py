@@ -1,21 +1,37 @@
-"""What a paper is to the study: its citation, what it has, its result figures, the claims its text makes, and why
-some of its numbers run on a stand-in or cannot be had here. One :class:`Paper` per module of :mod:`reproq.papers`."""
+"""What a paper is to the study: its citation, what it has, its result figures, the claims its text makes, what
+kind of number each of its numbers is, and why some of them run on a stand-in or cannot be had here. One
+:class:`Paper` per module of :mod:`reproq.papers`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# What a number of a paper is, and so what a verdict on it can say (the report's counts are kept by kind, in this
+# order: DESIGN.md "Verdicts and what they judge").
+RESULT = "result of training or fitting"  # a method run here: a network trained, a lexical scorer fitted
+GIVEN = "evaluation of given outputs"  # scores the authors shipped, re-scored here
+DATA = "data statistic"  # a count or mean of a dataset
+SIZE = "model size"  # a parameter count of the built model
+CONFIGURATION = "configuration"  # a setting the paper states and ours copies: shown "as the paper", never judged
+QUOTED = "quoted from another paper"  # a baseline the paper copies from elsewhere: not this paper's run
+KINDS = (RESULT, GIVEN, DATA, SIZE, CONFIGURATION, QUOTED)
+
 
 @dataclass(frozen=True)
 class Claim:
     """"``a`` beats ``b`` on ``metric`` where ``where``" (record fields, e.g. ``table="Table 6"``), as the paper's text
-    says: the report tests it seed by seed on real data (:func:`reproq.report.verdicts.claim_rows`)."""
+    says it (``quote``) and on the metric it says it of: the report tests it seed by seed on real data, with the
+    paper's other metrics for the same pair beside (:func:`reproq.report.verdicts.claim_rows`). The paper's own
+    numbers must point the same way (a test reads them where ``where`` and ``paper_where`` say)."""
 
     text: str
     a: str
     b: str
     metric: str
     where: dict = field(default_factory=dict)
+    quote: str = ""  # the paper's own sentence this claim tests, short, with its section: '"…" (§Results on TrecQA)'
+    beside: tuple[str, ...] = ()  # other metrics the paper prints for the same comparison, tested and shown beside
+    paper_where: dict = field(default_factory=dict)  # where the paper's numbers differ from ours (its test split)
 
 
 @dataclass(frozen=True)
@@ -39,6 +55,25 @@ class Paper:
     same_as: dict[tuple[str, str], tuple[str, str, str]] = field(default_factory=dict)
     # item -> why ours cannot be compared with the paper's (another kind of machine, say)
     not_comparable: dict[str, str] = field(default_factory=dict)
+    # what kind each number is (:data:`KINDS`), looked up by (item, method, metric), (item, metric), (item, method)
+    # and (item,) in that order; a number none of them names is a result of training or fitting
+    kinds: dict[tuple[str, ...], str] = field(default_factory=dict)
+    # (item, method) -> "<paper> <item>": the same number of ours as another paper's, counted there (Smolyakov &
+    # Srikant re-score the BM25 scores Lei et al. did)
+    counted_under: dict[tuple[str, str], str] = field(default_factory=dict)
+    # variant of ours -> why it holds part of the paper's data (a data statistic then says "partial data")
+    partial: dict[str, str] = field(default_factory=dict)
+    # (item, method) -> why a model size was fitted: a width chosen to land on the paper's count ("fitted")
+    fitted: dict[tuple[str, str], str] = field(default_factory=dict)
+    # figure -> why it draws the paper's own settings, not a result ("as specified")
+    as_specified: dict[str, str] = field(default_factory=dict)
+
+    def kind(self, item: str, method: str, metric: str) -> str:
+        """What kind of number the paper's ``metric`` of ``method`` in ``item`` is (:attr:`kinds`)."""
+        for key in ((item, method, metric), (item, metric), (item, method), (item,)):
+            if key in self.kinds:
+                return self.kinds[key]
+        return RESULT
 
     @property
     def title(self) -> str:

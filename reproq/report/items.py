@@ -38,6 +38,10 @@ def notes(rows: pd.DataFrame) -> list[str]:
                     if (t, m) in PAPERS[p].same_as})
     if again:
         said.append(f"Rows that print {', '.join(again)}'s runs again count there, not here.")
+    under = sorted({PAPERS[p].counted_under[(t, m)] for p, t, m in zip(rows.paper, rows.table, rows.method)
+                    if (t, m) in PAPERS[p].counted_under})
+    if under:
+        said.append(f"Rows whose numbers of ours are {', '.join(under)}'s count there, not here.")
     for label, part in (("Not on real data", rows[rows.data != "real"]),
                         ("Not comparable", rows[rows.verdict == "not comparable"])):
         reasons = [r for r in dict.fromkeys(part.why) if r]

@@ -2,7 +2,8 @@
 
 Tables and their rows come from ``paper_numbers.csv``; coverage and status come from the records
 under ``results/<notebook>/*.jsonl``. The only hand-written lists are the papers' result figures
-(:mod:`reproq.papers`). Whether a number *reproduces* the paper is not decided here.
+(:mod:`reproq.papers`). Whether a number *reproduces* the paper is not decided here; what kind of number it is (a
+result of training, a data count, a configuration: each paper's ``kinds``) decides what covering it means.
 """
 
 from __future__ import annotations
@@ -16,9 +17,15 @@ import pandas as pd
 from reproq import paths
 from reproq.atomic import write_text
 from reproq.papers import PAPERS
+from reproq.papers.paper import DATA, GIVEN, QUOTED, RESULT
 from reproq.peak_memory import KEPT_PEAK
 
 ROW_KEYS = ["dataset", "split", "method", "setting"]
+# What covers a number of a paper, by its kind and our records (:func:`coverage`); an item's status is the first of
+# these that one of its numbers has
+TRAINED, EVALUATED, SETTINGS = "trained or run on real data", "evaluated on real data", "sizes and settings"
+STAND_IN, NOT_BUILT = "synthetic stand-in only", "not built"
+STATUSES = (TRAINED, EVALUATED, SETTINGS, STAND_IN, NOT_BUILT, "quoted only")
 # Figures that show a result: all but architecture diagrams and worked examples (each paper's ``figures``).
 # Dataset-statistics and training-setting plots stay, like their table counterparts in paper_numbers.csv (Lei Tables
 # 1 and 3, Smolyakov Table 2).
@@ -30,19 +37,32 @@ def read_records(results_dir: Path) -> pd.DataFrame:
     rows = [{**json.loads(line), "where": path.parent.name}
             for path in sorted(results_dir.glob("*/*.jsonl"))
             for line in path.read_text().splitlines() if line.strip()]
-    return pd.DataFrame(rows, columns=["paper", "table", *ROW_KEYS, "synthetic", "where"])
+    return pd.DataFrame(rows, columns=["paper", "table", *ROW_KEYS, "metric", "synthetic", "where"])
 
 
-def status(synthetic: pd.Series) -> str:
-    """The one status rule, from the ``synthetic`` flags of an item's records (those that join one of the paper's
-    rows, where the paper prints rows: :func:`scope_table`).
+def coverage(kind: str, synthetic: pd.Series) -> str:
+    """What covers one number of a paper of ``kind``, from the ``synthetic`` flags of our records of it: a quoted
+    baseline is *quoted* whatever we ran; without a record it is *not built*, with synthetic ones only *synthetic
+    stand-in only*; on real data a result is *trained or run on real data*, a re-scoring of shipped scores or a data
+    count *evaluated on real data*, a model size or a configuration *sizes and settings* (no data in it).
 
-    ``"real data"`` if any record has synthetic false, ``"synthetic stand-in only"`` if there are
-    records and all are synthetic, ``"not built"`` if there are none.
+    >>> coverage(RESULT, pd.Series([True, False])), coverage(DATA, pd.Series([False])), coverage(RESULT, pd.Series([True]))
+    ('trained or run on real data', 'evaluated on real data', 'synthetic stand-in only')
     """
+    if kind == QUOTED:
+        return "quoted"
     if synthetic.empty:
-        return "not built"
-    return "synthetic stand-in only" if synthetic.astype(bool).all() else "real data"
+        return NOT_BUILT
+    if synthetic.astype(bool).all():
+        return STAND_IN
+    return TRAINED if kind == RESULT else EVALUATED if kind in (GIVEN, DATA) else SETTINGS
+
+
+def status(covered: pd.Series) -> str:
+    """An item's one status: the first of :data:`STATUSES` that one of its numbers' :func:`coverage` has (for a
+    figure, which has no numbers, its records' coverage as a result)."""
+    said = set(covered)
+    return next((s for s in STATUSES if s in said), "quoted only" if "quoted" in said else NOT_BUILT)
 
 
 def elsewhere(wanted: pd.DataFrame, mine: pd.DataFrame) -> str:
@@ -81,10 +101,11 @@ def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None
     pandas.DataFrame
         Columns ``paper``, ``item``, ``paper rows`` (distinct dataset/split/method/setting rows of
         the item in the CSV, blank where it has none), ``rows covered`` (those with a record with
-        the same keys), ``real rows`` (those with a non-synthetic one), ``status`` (:func:`status`
-        over the records that join the paper's rows, over all the item's records where it has none: the
-        report's verdicts count the same rows), ``elsewhere`` (:func:`elsewhere`) and ``where`` (the
-        results/ folders holding the item's records).
+        the same keys), ``real rows`` (those with a non-synthetic one), ``status`` (:func:`status` of the
+        :func:`coverage` of each of the paper's numbers by the records that join it, of all the item's records where
+        it has none: the report's verdicts count the same rows), ``covered by`` (how many of its numbers each
+        coverage has), ``elsewhere`` (:func:`elsewhere`) and ``where`` (the results/ folders holding the item's
+        records).
     """
     records = read_records(results_dir or paths.ROOT / "results")
     numbers = pd.read_csv(numbers_csv or paths.PAPER_NUMBERS_CSV, dtype=str, keep_default_na=False)
@@ -93,15 +114,23 @@ def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None
     rows = []
     for paper, item in sorted(items, key=lambda pi: item_order(*pi)):
         mine = records[(records.paper == paper) & (records.table == item)]
-        wanted = numbers[(numbers.paper == paper) & (numbers.table == item)][ROW_KEYS].drop_duplicates()
+        theirs = numbers[(numbers.paper == paper) & (numbers.table == item)][ROW_KEYS + ["metric"]].drop_duplicates()
+        wanted = theirs[ROW_KEYS].drop_duplicates()
         hits = wanted.merge(mine[ROW_KEYS + ["synthetic"]], on=ROW_KEYS)
         counts = [len(wanted), len(hits[ROW_KEYS].drop_duplicates()),
                   len(hits[~hits.synthetic.astype(bool)][ROW_KEYS].drop_duplicates())]
-        rows.append([paper, item, *(counts if len(wanted) else [None] * 3),
-                     status(hits.synthetic if len(wanted) else mine.synthetic), elsewhere(wanted, mine),
+        keys = ROW_KEYS + ["metric"]
+        covered = pd.Series([coverage(PAPERS[paper].kind(item, number.method, number.metric),
+                                      mine.synthetic[(mine[keys] == number[keys]).all(axis=1)])
+                             for _, number in theirs.iterrows()] if len(theirs) else
+                            [coverage(RESULT, mine.synthetic)], dtype=object)
+        # a figure that draws the paper's own settings (the report: "as specified") is a setting, not a result
+        said = SETTINGS if item in PAPERS[paper].as_specified and len(mine) else status(covered)
+        rows.append([paper, item, *(counts if len(wanted) else [None] * 3), said,
+                     covered.value_counts().to_dict() if len(theirs) else {}, elsewhere(wanted, mine),
                      ", ".join(sorted(set(mine["where"])))])
     counted = ["paper rows", "rows covered", "real rows"]
-    return pd.DataFrame(rows, columns=["paper", "item", *counted, "status", "elsewhere", "where"]).astype(
+    return pd.DataFrame(rows, columns=["paper", "item", *counted, "status", "covered by", "elsewhere", "where"]).astype(
         {c: "Int64" for c in counted})
 
 
@@ -117,15 +146,17 @@ def scope_markdown(table: pd.DataFrame, beyond: dict[str, list[str]] | None = No
 
     ``beyond`` (from :func:`beyond_the_papers`) adds one line under the table.
     """
-    header = ("Generated by `reproq scope --write` (`reproq/report/scope.py`) from the records in `results/`. Status: *real data* if any "
-              "record of the item is not synthetic, *synthetic stand-in only* if all are, *not built* "
-              "if there is none, counting only the records that join one of the paper's rows where it prints "
-              "rows (where none joins, the status says where ours are instead); *covered* counts the paper's rows "
-              "with at least one record, *real* those with a non-synthetic one. Whether a number reproduces is not "
-              "judged here.")
+    header = ("Generated by `reproq scope --write` (`reproq/report/scope.py`) from the records in `results/`. Status, "
+              "the first that one of the item's numbers has, by what kind of number it is (each paper's module says): "
+              f"*{TRAINED}* (a result of ours on real data), *{EVALUATED}* (the authors' shipped scores re-scored, "
+              f"a data count), *{SETTINGS}* (a parameter count or a configuration: no data in it), *{STAND_IN}*, "
+              f"*{NOT_BUILT}*; a baseline the paper quotes from another paper covers nothing. Only the records that "
+              "join one of the paper's numbers count (where none joins, the status says where ours are instead); "
+              "*covered* counts the paper's rows with at least one record, *real* those with a non-synthetic one. "
+              "Whether a number reproduces is not judged here.")
     names = {"paper rows": "rows", "rows covered": "covered", "real rows": "real"}
     shown = table.assign(status=[_said(s, e) for s, e in zip(table.status, table.elsewhere)])
-    shown = shown.drop(columns="elsewhere").rename(columns=names)
+    shown = shown.drop(columns=["elsewhere", "covered by"]).rename(columns=names)
     cells = [[("" if pd.isna(v) else str(v)) for v in row] for row in shown.itertuples(index=False)]
     lines = [header, "", "| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
     lines += ["| " + " | ".join(row) + " |" for row in cells]
@@ -140,31 +171,52 @@ def _said(status: str, elsewhere: str) -> str:
     return f"{status} ({elsewhere})" if elsewhere else status
 
 
-def _items(items: list[str]) -> str:
-    """``["Table 1", "Table 2", "Figure 3"]`` -> ``"Tables 1, 2, Figure 3"``."""
+def _items(items: list[tuple[str, str]]) -> str:
+    """``[("Table 1", ""), ("Table 2", " (8 of 88)"), ("Figure 3", "")]`` -> ``"Tables 1, 2 (8 of 88), Figure 3"``."""
     parts = []
     for kind in ("Table", "Figure"):
-        numbers = [i.split()[1] for i in items if i.startswith(kind)]
+        numbers = [i.split()[1] + said for i, said in items if i.startswith(kind)]
         if numbers:
             parts.append(f"{kind}{'s' if len(numbers) > 1 else ''} {', '.join(numbers)}")
     return ", ".join(parts)
 
 
+PAPERS_COLUMNS = {TRAINED: "trained or run here on real data", EVALUATED: "evaluated on real data (shipped scores, "
+                  "data counts)", SETTINGS: "sizes and settings", STAND_IN: "on the synthetic stand-in only",
+                  NOT_BUILT: "not built"}
+
+
 def papers_markdown(table: pd.DataFrame) -> str:
     """The README's opening table: per paper, its citation, what it has (:mod:`reproq.papers`), and what the study
-    built of it, by the status of each item in the scope table (:func:`scope_table`)."""
+    built of it: each item under every coverage that some of its numbers have (the scope table's ``covered by``,
+    ``"Table 2 (8 of 88)"`` where not all of them), a figure under its status."""
     lines = ["Generated by `reproq scope --write` from the records in `results/` (the scope table below, item by "
-             "item); each paper's page has its every table and figure beside ours, with a verdict per row.", "",
-             "| paper | what it has | built here, on real data | on the synthetic stand-in only | not built | page |",
-             "|---|---|---|---|---|---|"]
+             "item): each table under every coverage some of its numbers have, with how many where not all (a "
+             "baseline the paper quotes from another paper counts in none); each paper's page has its every table "
+             "and figure beside ours, with a verdict per row.", "",
+             "| paper | what it has | " + " | ".join(PAPERS_COLUMNS.values()) + " | page |",
+             "|---|---|" + "---|" * len(PAPERS_COLUMNS) + "---|"]
     for key, paper in PAPERS.items():
         mine = table[table.paper == key]
-        parts = [mine[mine.status == s] for s in ("real data", "synthetic stand-in only", "not built")]
-        built = [_said(_items(list(part.item)), "; ".join(f"{i}: {e}" for i, e in zip(part.item, part.elsewhere) if e))
-                 or "—" for part in parts]
+        cells = [_said(_covered(mine, column), "; ".join(f"{i}: {e}" for i, e, s in zip(mine.item, mine.elsewhere,
+                                                                                         mine.status)
+                                                         if e and s == column)) or "—"
+                 for column in PAPERS_COLUMNS]
         page = f"[{key}](results/13_report/{key}.md)"
-        lines.append(f"| {paper.citation} | {paper.has} | " + " | ".join(built) + f" | {page} |")
+        lines.append(f"| {paper.citation} | {paper.has} | " + " | ".join(cells) + f" | {page} |")
     return "\n".join(lines) + "\n"
+
+
+def _covered(items: pd.DataFrame, coverage: str) -> str:
+    """The items of one paper (scope table rows) that ``coverage`` covers in part or whole, as the papers' table lists
+    them: ``"Tables 1 (6 of 11), 3, Figure 3"``."""
+    parts = []
+    for item, status, covered in zip(items.item, items.status, items["covered by"]):
+        numbers = {c: n for c, n in covered.items() if c != "quoted"}
+        if numbers.get(coverage) or (not numbers and status == coverage):
+            n, of = numbers.get(coverage, 0), sum(numbers.values())
+            parts.append((item, f" ({n} of {of})" if numbers and n < of else ""))
+    return _items(parts)
 
 
 def cost_markdown(cost_path: Path | None = None) -> str:

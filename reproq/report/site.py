@@ -43,7 +43,8 @@ td,th{border:1px solid #ccc;padding:2px 6px}th{background:#f0f0f0}img{max-width:
 figcaption,p.source{font-size:13px;color:#555}div.shaped{overflow-x:auto;margin-bottom:1em}div.shaped p{font-size:14px}
 details{margin:.5em 0 2em}summary{cursor:pointer;color:#035}
 .v-reproduced{background:#d8f3d8}.v-not-reproduced{background:#f8d7d7}.v-pipeline-only{background:#fff3cd}
-.v-not-built{color:#999}.v-not-comparable{background:#ece4f4}.v-beside-the-paper{color:#777}.v-drawn-on-real-data{background:#d8e8f8}.v-confirmed{background:#d8f3d8}
+.v-not-built{color:#999}.v-not-comparable{background:#ece4f4}.v-beside-the-paper{color:#777}.v-drawn-on-real-data{background:#d8e8f8}.v-matches{background:#d8f3d8}.v-differs{background:#f8d7d7}
+.v-partial-data,.v-fitted{background:#fff3cd}.v-as-the-paper,.v-set-otherwise,.v-quoted,.v-as-specified{color:#777}.v-confirmed{background:#d8f3d8}
 .v-contradicted{background:#f8d7d7}blockquote.why{border-left:4px solid #e0a0a0;margin:0 0 1.5em;padding:0 1em;
 font-size:14px}"""
 
@@ -227,16 +228,21 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
     parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>, code "
              f"<code>{html.escape(code_version())}</code>, built {time.strftime('%Y-%m-%d %H:%M %Z')} by "
              "<code>reproq report</code> from the committed records. Every verdict is computed by one rule "
-             "(<code>reproq/report/verdicts.py</code>): <b>reproduced</b> within the seeds' spread (2 sd), the paper's "
-             "printed precision or a stated tolerance (1 point for ratio metrics, 1 % otherwise); <b>not "
-             "reproduced</b> beyond it (the notebook says why); <b>not comparable</b> where ours cannot meet the "
-             "paper's (CPU time against a GPU's); <b>pipeline only</b> on the synthetic stand-in; <b>not built</b> "
-             "without a record. A variant the paper does not claim is shown beside it without a verdict; a table "
-             "that prints another's runs again is counted once. Ratio metrics are shown as each paper prints "
-             "them.</p>",
-             "<h2 id='summary'>Summary</h2>", built.counts.to_html(index=False, border=0, table_id="verdict-counts"),
+             "(<code>reproq/report/verdicts.py</code>), in the words the kind of number allows: a result of "
+             "training or fitting (or a re-scoring of the authors' shipped scores) is <b>reproduced</b> within the "
+             "seeds' spread (2 sd), the paper's printed precision or a stated tolerance (1 point for ratio metrics, "
+             "1 % otherwise), <b>not reproduced</b> beyond it (the notebook says why), <b>not comparable</b> where "
+             "ours cannot meet the paper's (CPU time against a GPU's); a data count or a model size <b>matches</b> "
+             "or <b>differs</b>; a configuration the paper states is shown <b>as the paper</b> and a baseline it "
+             "quotes from another paper as <b>quoted</b>, never judged; <b>pipeline only</b> on the synthetic "
+             "stand-in; <b>not built</b> without a record. A variant the paper does not claim is shown beside it "
+             "without a verdict; a number of ours printed under two tables or papers is counted once. Ratio metrics "
+             "are shown as each paper prints them.</p>",
+             "<h2 id='summary'>Summary</h2>",
+             verdicts.headline(built.counts).to_html(index=False, border=0, table_id="verdict-counts"),
              "<h3>The papers' claims, tested on real data (Δ = a − b, seed by seed, 95 % interval)</h3>",
-             claims.to_html(index=False, border=0)]
+             claims.to_html(index=False, border=0),
+             "<h3>The counts by kind, verdict and paper</h3>", built.counts.to_html(index=False, border=0)]
     scope, first = scope_table(built.results_dir), items.first_shown(built.figures)
     for key, paper in PAPERS.items():
         parts.append(f"<h2 id='{key}'>{html.escape(paper.title)}</h2>")

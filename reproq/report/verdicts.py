@@ -16,13 +16,23 @@ split, method, setting and metric (one row per variant of ours):
 - **not comparable**: on real data, but measured so that it cannot meet the paper's number (the paper's
   ``not_comparable``: CPU time against a GPU's).
 
+What that rule may say depends on what kind of number it judges (:data:`reproq.papers.paper.KINDS`, declared by
+each paper's ``kinds``; :func:`as_kind`): a *result of training or fitting* and an *evaluation of given outputs* (the
+authors' shipped scores re-scored) are *reproduced* or *not reproduced*; a *data statistic* or a *model size*
+*matches* or *differs* (*partial data* where only part of the paper's data can be had, *fitted* where a width was
+chosen to land on the paper's count); a *configuration* the paper states and ours copies is shown *as the paper* (or
+*set otherwise*), never judged; a baseline *quoted from another paper* is *quoted*, or *not comparable* beside a
+number of ours (the other system's configuration is not ours), one row per number of the paper.
+
 Rows of a variant the paper does not claim (its ``beside``: every trainable parameter where the paper counts some)
 are shown *beside the paper*, without a verdict; rows that print the same runs as another table's (its ``same_as``:
-Tay et al.'s Table 7 repeats Table 6's CTRN) keep their verdict and are counted once.
+Tay et al.'s Table 7 repeats Table 6's CTRN) or another paper's (its ``counted_under``: Smolyakov & Srikant re-score
+Lei et al.'s BM25 scores) keep their verdict and are counted once.
 
-A result figure has no number to compare: it is *not built*, *pipeline only*, or *drawn on real data* (compare by
-eye, the paper's value is marked on it). The summary counts the verdicts per paper, and tests the papers' claims
-(each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.records.claim`).
+A result figure has no number to compare: it is *not built*, *pipeline only*, *drawn on real data* (compare by
+eye, the paper's value is marked on it), or *as specified* where it draws the paper's own settings. The summary
+counts the verdicts by kind and paper (:func:`verdict_counts`), results of training first, and tests the papers'
+claims (each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.records.claim`).
 """
 
 from __future__ import annotations
@@ -37,13 +47,16 @@ import pandas as pd
 from reproq import paths
 from reproq.results.records import KEYS, Record, claim, read_records, summarize
 from reproq.papers import PAPERS
+from reproq.papers.paper import CONFIGURATION, DATA, KINDS, QUOTED, SIZE
 from reproq.report import scope
 from reproq.report.scope import FIGURES, item_order
 from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
 
-VERDICTS = ("reproduced", "not reproduced", "not comparable", "pipeline only", "not built")
+VERDICTS = ("reproduced", "not reproduced", "matches", "differs", "partial data", "fitted", "as the paper",
+            "set otherwise", "not comparable", "quoted", "pipeline only", "not built")
 BESIDE = "beside the paper"  # a variant the paper does not claim: no verdict
-FIGURE_VERDICTS = ("drawn on real data", "pipeline only", "not built")
+FIGURE = "result figure"  # the kind the counts give the papers' result figures
+FIGURE_VERDICTS = ("drawn on real data", "as specified", "pipeline only", "not built")
 RATIO_TOLERANCE = 0.01  # one point on a 0-100 scale
 RELATIVE_TOLERANCE = 0.01  # of the paper's value, for counts, sizes and times
 SPREAD = 2.0  # standard deviations of the seeds
@@ -131,6 +144,27 @@ def verdict(paper_value: float, mean: float, std: float, n: int, *, synthetic: b
     return "not reproduced"
 
 
+def as_kind(kind: str, verdict: str, *, real: bool, partial: bool = False, fitted: bool = False) -> str:
+    """What :func:`verdict`'s word becomes for a number of ``kind`` (module docstring); ``real``: ours is on real
+    data, ``partial``: on part of the paper's data, ``fitted``: a width chosen to land on the paper's count.
+
+    >>> as_kind(CONFIGURATION, "reproduced", real=True), as_kind(DATA, "not reproduced", real=True, partial=True)
+    ('as the paper', 'partial data')
+    >>> as_kind(QUOTED, "not reproduced", real=True), as_kind(QUOTED, "not built", real=False)
+    ('not comparable', 'quoted')
+    """
+    if kind == QUOTED:
+        return "not comparable" if real else "quoted"
+    if verdict in ("pipeline only", "not built"):
+        return verdict
+    if kind == CONFIGURATION:
+        return "as the paper" if verdict == "reproduced" else "set otherwise"
+    if kind in (DATA, SIZE):
+        return "partial data" if partial else "fitted" if fitted else \
+            {"reproduced": "matches", "not reproduced": "differs"}[verdict]
+    return verdict
+
+
 def _truncated(printed: str, paper_value: float, mean: float) -> bool:
     """Whether ``mean`` printed in thousands (or millions) and truncated reads ``printed`` (``3,270`` -> ``3.2K``)."""
     match = re.fullmatch(r"\d+(?:\.(\d+))?([KM])", printed.strip())
@@ -167,14 +201,24 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                                                                    rows["printed"])]
     rows["variant"] = rows["variant"].fillna("")
     rows["where"], rows["file"] = rows["where"].fillna(""), rows["file"].fillna("")
+    rows["kind"] = [PAPERS[p].kind(t, m, metric) for p, t, m, metric in zip(rows.paper, rows.table, rows.method,
+                                                                            rows.metric)]
     for i, r in enumerate(rows.itertuples()):  # the paper's own say on what compares (module docstring)
         paper = PAPERS[r.paper]
+        judged = as_kind(r.kind, r.verdict, real=r.data == "real", partial=r.variant in paper.partial,
+                         fitted=(r.table, r.method) in paper.fitted)
+        said = paper.partial.get(r.variant) or (paper.fitted.get((r.table, r.method)) if judged == "fitted" else "")
+        if judged == "not comparable":
+            said = "the paper quotes it from another paper, whose configuration ours need not share"
         if r.data == "real" and r.table in paper.not_comparable:
-            rows.loc[rows.index[i], ["verdict", "why"]] = ["not comparable", paper.not_comparable[r.table]]
+            judged, said = "not comparable", paper.not_comparable[r.table]
+        rows.loc[rows.index[i], ["verdict", "why"]] = [judged, said or r.why]
         if r.variant in paper.beside:
             rows.loc[rows.index[i], "verdict"] = BESIDE
-    same = [(r.table, r.method) in PAPERS[r.paper].same_as for r in rows.itertuples()]
-    rows["counted"] = [not s for s in same]  # one claim printed twice counts once
+    quoted_again = (rows["kind"] == QUOTED) & rows.duplicated(KEYS)  # a quoted number is one row, whatever we ran
+    rows = rows[~quoted_again]
+    rows["counted"] = [(r.table, r.method) not in PAPERS[r.paper].same_as  # one claim printed twice counts once
+                       and (r.table, r.method) not in PAPERS[r.paper].counted_under for r in rows.itertuples()]
     order = sorted(range(len(rows)), key=lambda i: item_order(rows.paper.iat[i], rows.table.iat[i]))  # stable
     return rows.iloc[order].reset_index(drop=True)
 
@@ -190,9 +234,10 @@ def figure_rows(records: list[Record], figures_dir: Path | None = None) -> pd.Da
         mine = [r for r in records if r.paper == paper and r.table == item]
         real = any(not p.stem.endswith("__synthetic") for p in files) or any(not r.synthetic for r in mine)
         built = bool(files or mine)
+        said = "drawn on real data" if built and real else "pipeline only" if built else "not built"
         rows.append(dict(paper=paper, figure=item, shows=what, files=[str(p) for p in files],
                          data="real" if built and real else "synthetic stand-in" if built else "not run here",
-                         verdict="drawn on real data" if built and real else "pipeline only" if built else "not built"))
+                         verdict="as specified" if built and item in PAPERS[paper].as_specified else said))
     return pd.DataFrame(rows)
 
 
@@ -202,32 +247,55 @@ def _shows(stem: str, paper: str, number: int) -> bool:
 
 
 def claim_rows(records: list[Record]) -> pd.DataFrame:
-    """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data
-    (:func:`reproq.results.records.claim`: Δ = a − b, its 95 % interval, *confirmed*, *contradicted* or *not shown*),
-    *not testable here* without real records of both."""
+    """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data, on the metric the
+    paper says it of (:func:`reproq.results.records.claim`: Δ = a − b, its 95 % interval, *confirmed*,
+    *contradicted* or *not shown*; *not testable here* without real records of both), with the paper's sentence
+    (``quote``) and the same test on the paper's other metrics for the pair (``beside``: one phrase)."""
     rows = []
     for paper in PAPERS.values():
         real = [r for r in records if r.paper == paper.key and not r.synthetic]
         for c in paper.claims:
-            try:
-                tested = claim(real, c.a, c.b, metric=c.metric, **c.where)
-            except ValueError:
-                tested = {"delta": np.nan, "low": np.nan, "high": np.nan, "seeds": 0, "interval over": "",
-                          "verdict": "not testable here (no real-data records of both)"}
-            rows.append(dict(paper=paper.key, claim=c.text, **tested))
+            tested = _tested(real, c.a, c.b, c.metric, c.where)
+            beside = [(metric, _tested(real, c.a, c.b, metric, c.where)) for metric in c.beside]
+            rows.append(dict(paper=paper.key, claim=c.text, quote=c.quote, metric=c.metric, **tested,
+                             beside="; ".join(f"{metric} {t['verdict']}{claim_numbers(t)}" for metric, t in beside
+                                              if t["delta"] == t["delta"])))
     return pd.DataFrame(rows)
 
 
+def _tested(records: list[Record], a: str, b: str, metric: str, where: dict) -> dict:
+    try:
+        return claim(records, a, b, metric=metric, **where)
+    except ValueError:
+        return {"delta": np.nan, "low": np.nan, "high": np.nan, "seeds": 0, "interval over": "",
+                "verdict": "not testable here (no real-data records of both)"}
+
+
 def verdict_counts(tables: pd.DataFrame, figures: pd.DataFrame) -> pd.DataFrame:
-    """Per paper: how many table rows have each verdict (a row printing another table's runs counts once, a row beside
-    the paper not at all), and how many figures each figure verdict."""
-    tables = tables[tables["counted"]]
-    counts = pd.crosstab(tables.paper, tables.verdict).reindex(index=list(PAPERS), columns=list(VERDICTS),
-                                                                  fill_value=0)
-    figure_counts = pd.crosstab(figures.paper, figures.verdict).reindex(index=list(PAPERS),
-                                                                        columns=list(FIGURE_VERDICTS), fill_value=0)
-    figure_counts.columns = [f"figures: {c}" for c in figure_counts.columns]
-    return counts.join(figure_counts).rename_axis(index="paper", columns=None).reset_index()
+    """How many of each kind of number (:data:`reproq.papers.paper.KINDS`, results of training first, then the result
+    figures) have each verdict, per paper and in all: a row per kind and verdict that occurs. A row printing runs
+    counted elsewhere counts once (there), a row beside the paper not at all."""
+    tables = tables[tables["counted"] & (tables.verdict != BESIDE)]
+    both = pd.concat([tables[["kind", "verdict", "paper"]],
+                      figures.assign(kind=FIGURE)[["kind", "verdict", "paper"]]])
+    counts = pd.crosstab([both.kind, both.verdict], both.paper).reindex(columns=list(PAPERS), fill_value=0)
+    order = [(kind, v) for kind in (*KINDS, FIGURE) for v in (FIGURE_VERDICTS if kind == FIGURE else VERDICTS)]
+    counts = counts.reindex([key for key in order if key in counts.index])
+    counts["all"] = counts.sum(axis=1)
+    return counts.rename_axis(columns=None).reset_index()
+
+
+def headline(counts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`verdict_counts` in one row per kind, all papers together: ``"4 reproduced, 4 not reproduced, …"`` (the
+    report's first screen and the README's first line of counts)."""
+    said = counts.groupby("kind", sort=False).apply(
+        lambda group: ", ".join(f"{n} {v}" for v, n in zip(group.verdict, group["all"])), include_groups=False)
+    return said.rename("numbers of the five papers, all together").reset_index()
+
+
+def paper_counts(counts: pd.DataFrame, paper: str) -> pd.DataFrame:
+    """One paper's column of :func:`verdict_counts`, the kinds and verdicts it has."""
+    return counts[counts[paper] > 0][["kind", "verdict", paper]].rename(columns={paper: "numbers"})
 
 
 def shown_value(paper: str, metric: str, value: float) -> str:
@@ -256,17 +324,31 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFra
     """The verdict counts, the claims and (with ``rows``, :func:`table_rows`) every real-data row that does not
     reproduce, as Markdown for the README (``reproq report --write``)."""
     header = ("Generated by `reproq report` (`reproq/report/verdicts.py`) from the committed records; the rule that "
-              "gives each verdict is in that module's docstring. Rows are the papers' numbers (× each variant of "
-              "ours); figures are counted apart.")
-    lines = [header, "", "| " + " | ".join(counts.columns) + " |", "|" + "---|" * len(counts.columns)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in counts.itertuples(index=False)]
-    lines += ["", "The papers' claims on real data (Δ = a − b paired by seed, and by question where the records "
-                  "keep each question's value; 95 % interval, what it resamples in brackets):", ""]
-    lines += [f"- {c['paper']}: {c['claim']} — **{c['verdict']}**{claim_numbers(c)}"
-              for c in claims.to_dict("records")]
+              "gives each verdict, and what each kind of number can be given, is in that module's docstring. Counted "
+              "are the papers' numbers (× each variant of ours; a number of ours counted under two papers or tables "
+              "once, a quoted baseline once), then the result figures. Only the first kind is a result obtained by "
+              "training or fitting a method here; configurations and quoted baselines are shown, never judged.")
+    lines = [header, ""]
+    for table in (headline(counts), counts):
+        lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+        lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)] + [""]
+    lines.pop()
+    lines += ["", "The papers' claims on real data, each on the metric the paper's sentence is about (Δ = a − b "
+                  "paired by seed, and by question where the records keep each question's value; 95 % interval, what "
+                  "it resamples in brackets), the paper's other metrics for the pair beside:", ""]
+    lines += [claim_markdown(c) for c in claims.to_dict("records")]
     if rows is not None:
         lines += ["", not_reproduced_markdown(rows)]
     return "\n".join(lines) + "\n"
+
+
+def claim_markdown(tested: dict) -> str:
+    """A row of :func:`claim_rows` as the README and the papers' pages list it: the claim, its metric and verdict, the
+    paper's other metrics beside, and the paper's sentence."""
+    beside = f"; beside: {tested['beside']}" if tested["beside"] else ""
+    quote = f"\n  {tested['quote']}" if tested["quote"] else ""
+    return (f"- {tested['paper']}: {tested['claim']}, {tested['metric']} — **{tested['verdict']}**"
+            f"{claim_numbers(tested)}{beside}{quote}")
 
 
 def claim_numbers(tested: dict) -> str:

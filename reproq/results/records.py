@@ -251,6 +251,23 @@ def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str,
     >>> round(d.mean, 3), d.n, [round(x, 2) for x in d.interval], d.verdict(), d.over
     (0.15, 2, [-0.49, 0.79], 'no difference shown', '2 seed(s), t')
     """
+    gaps, table = _gaps(records, a, b, metric, where)
+    return _difference(np.array(list(gaps.values())), table, resamples)
+
+
+def _difference(gaps: np.ndarray, table: np.ndarray | None, resamples: int) -> Difference:
+    """The :class:`Difference` of per-seed ``gaps``: over questions and seeds where ``table`` (seeds × questions)
+    holds them, over the seeds (t) otherwise."""
+    std = float(gaps.std(ddof=1)) if len(gaps) > 1 else float("nan")
+    if table is not None:
+        low, high = bootstrap_interval(table, resamples=resamples)
+        return Difference(float(gaps.mean()), std, len(gaps), low, high, questions=table.shape[1])
+    return Difference(float(gaps.mean()), std, len(gaps), *t_interval(gaps))
+
+
+def _gaps(records: Iterable[Record], a: str, b: str, metric: str, where: dict) -> tuple[dict, np.ndarray | None]:
+    """``a − b`` per shared seed (seeds -> gap), and per seed and question (seeds × questions, in the same seed order)
+    where every record keeps its questions' values (else None): :func:`paired_difference`'s pairing."""
     by_seed: dict[str, dict[tuple, Record]] = {a: {}, b: {}}
     for r in records:
         if r.method in by_seed and r.metric == metric and all(getattr(r, k) == v for k, v in where.items()):
@@ -262,17 +279,41 @@ def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str,
     if not shared:
         raise ValueError(f"no seed has records of both {a!r} and {b!r} for {metric} where {where}")
     pairs = [(by_seed[a][s], by_seed[b][s]) for s in shared]
-    gaps = np.array([x.value - y.value for x, y in pairs])
-    std = float(gaps.std(ddof=1)) if len(gaps) > 1 else float("nan")
     lengths = {len(r.per_question) for pair in pairs for r in pair}
     if len(lengths - {0}) > 1:
         raise ValueError(f"{a!r} and {b!r} were evaluated on different questions ({sorted(lengths - {0})} of them) "
                          f"for {metric} where {where}: a paired difference needs the same questions")
-    if len(lengths) == 1 and 0 not in lengths:
-        table = np.array([np.subtract(x.per_question, y.per_question) for x, y in pairs])
-        low, high = bootstrap_interval(table, resamples=resamples)
-        return Difference(float(gaps.mean()), std, len(gaps), low, high, questions=table.shape[1])
-    return Difference(float(gaps.mean()), std, len(gaps), *t_interval(gaps))
+    table = np.array([np.subtract(x.per_question, y.per_question) for x, y in pairs]) \
+        if len(lengths) == 1 and 0 not in lengths else None
+    return {s: x.value - y.value for s, (x, y) in zip(shared, pairs)}, table
+
+
+def difference_of_differences(records: Iterable[Record], a: str, b: str, *, metric: str, where: dict, then: dict,
+                              resamples: int = BOOTSTRAP_RESAMPLES) -> Difference:
+    """How much ``a − b`` moves from one evaluation (``then``: record fields) to another (``where``): (a − b where)
+    − (a − b then), paired by seed (the seeds both have) and by question where every record keeps its questions'
+    values — the number a sentence such as "the longer budget turns the sign of a − b" rests on. Its interval is
+    :class:`Difference`'s, of the per-seed, per-question differences.
+
+    >>> rs = [Record("p", "T", "d", "test", m, setting, "MAP", v, seeds=(s,)) for m, setting, s, v in
+    ...       [("A", "x", 1, .70), ("B", "x", 1, .60), ("A", "y", 1, .60), ("B", "y", 1, .60),
+    ...        ("A", "x", 2, .72), ("B", "x", 2, .60), ("A", "y", 2, .61), ("B", "y", 2, .60)]]
+    >>> d = difference_of_differences(rs, "A", "B", metric="MAP", where={"setting": "x"}, then={"setting": "y"})
+    >>> round(d.mean, 3), d.n, d.over
+    (0.105, 2, '2 seed(s), t')
+    """
+    records = list(records)
+    now, now_table = _gaps(records, a, b, metric, where)
+    before, before_table = _gaps(records, a, b, metric, then)
+    shared = [s for s in now if s in before]
+    if not shared:
+        raise ValueError(f"no seed has {a!r} and {b!r} both where {where} and where {then}")
+    gaps = np.array([now[s] - before[s] for s in shared])
+    table = None
+    if now_table is not None and before_table is not None and now_table.shape[1] == before_table.shape[1]:
+        rows_now, rows_before = list(now), list(before)
+        table = np.array([now_table[rows_now.index(s)] - before_table[rows_before.index(s)] for s in shared])
+    return _difference(gaps, table, resamples)
 
 
 CLAIM_VERDICTS = ("confirmed", "contradicted", "not shown")
