@@ -34,12 +34,16 @@ def test_a_number_in_no_record_fails_in_the_readme(copy):
     assert [t.text for t in prose.check(copy)] == ["0.91357"]
 
 
-def test_a_number_in_no_record_fails_in_a_notebook(copy):
-    path = copy / "notebooks" / "04_trecqa_ctrn.ipynb"
+def plant(root, notebook: str, text: str) -> None:
+    """Append a typed Markdown cell holding ``text`` to ``root/notebooks/<notebook>.ipynb``."""
+    path = root / "notebooks" / f"{notebook}.ipynb"
     nb = json.loads(path.read_text())
-    nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {},
-                        "source": ["QRNN on TRAIN reaches 0.91357 MAP, CTRN 0.748 (paper 0.7582)."]})
+    nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": [text]})
     path.write_text(json.dumps(nb))
+
+
+def test_a_number_in_no_record_fails_in_a_notebook(copy):
+    plant(copy, "04_trecqa_ctrn", "QRNN on TRAIN reaches 0.91357 MAP, CTRN 0.748 (paper 0.7582).")
     missing = prose.check(copy)
     assert [(t.text, t.where.split(",")[0]) for t in missing] == [("0.91357", "04_trecqa_ctrn.ipynb")]
 

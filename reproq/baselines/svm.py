@@ -39,7 +39,7 @@ sets ``svm_c = 1.0/(r_delta_avg*r_delta_avg)`` with ``estimate_r_delta_average``
 
 **Protocol** (:func:`training_protocol`): dev is scored by a model trained on the training queries, test by one
 trained on the training and dev queries; each training query keeps its user-marked similar questions and
-``negatives`` questions drawn (seeded) from its random ones (Lei et al. §5: "We randomly sample 20 questions as
+``negatives`` questions drawn (seeded) from its random ones (Lei et al. §6: "We randomly sample 20 questions as
 negative examples"); a dev query used for training keeps its annotated positives and negatives drawn from its
 other candidates. A query of the split being scored is never a training query (dropped if it is one).
 """
@@ -72,7 +72,7 @@ FEATURE_NAMES = tuple(f"{field}:{measure}" for field in FIELDS for measure in ME
 
 @dataclass(frozen=True)
 class SvmConfig:
-    negatives: int = 20  # Lei et al. §5: 20 random negatives per training query
+    negatives: int = 20  # Lei et al. §6: 20 random negatives per training query
     c: float | None = None  # None: SVM-light's default (svmlight_default_c)
     max_chars: int = MAX_CHARS  # characters of each text the longest common substring looks at
 
