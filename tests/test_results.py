@@ -180,3 +180,15 @@ def test_methods_evaluated_on_different_questions_are_not_paired():
     floor = qa_records("floor: BM25", [[0.5, 0.5, 0.5]], seeds=())
     with pytest.raises(ValueError, match="different questions"):
         results.paired_difference(model + floor, "QRNN", "floor: BM25", metric="MAP")
+
+
+def test_the_bootstraps_p_says_what_its_interval_says():
+    """p < 0.05 exactly where the 95 % percentile interval of the same resamples excludes 0 (both read the same
+    means), so a Holm correction over p values corrects the verdicts the intervals give."""
+    from reproq.results.records import bootstrap_means, bootstrap_p
+
+    rng = np.random.default_rng(3)
+    for shift in (0.0, 0.02, 0.05, 0.1, -0.08):
+        means = bootstrap_means(rng.normal(shift, 0.2, size=(3, 60)), resamples=2_000)
+        low, high = np.percentile(means, [2.5, 97.5])
+        assert (bootstrap_p(means) < 0.05) == (low > 0 or high < 0)

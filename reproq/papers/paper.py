@@ -67,6 +67,9 @@ class Paper:
     fitted: dict[tuple[str, str], str] = field(default_factory=dict)
     # figure -> why it draws the paper's own settings, not a result ("as specified")
     as_specified: dict[str, str] = field(default_factory=dict)
+    # a setting of our records -> (the paper's setting it is shown under, the variant that says how it differs): runs
+    # of ours beside the paper's number that its rows' setting alone would not join
+    read_as: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def kind(self, item: str, method: str, metric: str) -> str:
         """What kind of number the paper's ``metric`` of ``method`` in ``item`` is (:attr:`kinds`)."""

@@ -13,7 +13,14 @@ The protocol is fixed in advance and the same for every encoder; nothing in it i
 - the profile's sizes, epochs and batches per dataset, DEV MAP choosing the epoch; TrecQA trained on TRAIN.
 
 Evaluations (:data:`EVALUATIONS`): TrecQA raw TEST, WikiQA test, QatarLiving dev (no test split: dev also chose the
-epoch, so those rows are optimistic). Beside the encoders: the floors of the same split and the external anchor
+epoch, so those rows are optimistic).
+
+The comparisons are declared before the run, three families per evaluation, each paired by question and seed and
+Holm-corrected within its family (:func:`reproq.results.records.holm`): every encoder against the best floor,
+every encoder against one reference encoder the notebook names (its ``REFERENCE``), and the external anchor against
+every encoder. No other pair is compared: a pair picked after the run (the best against the worst of 21) is not a
+test. A row whose seeds mostly kept their last epoch says so (*budget-truncated*): its number measures how far the
+encoder got in the budget, not where it would end. Beside the encoders: the floors of the same split and the external anchor
 (all-MiniLM-L6-v2 zero-shot). BOW-CNN is not a row: it is a similarity (a learned per-word weight on two count vectors
 and a cosine, beside the cosine of two convolutions), not a sequence encoder whose states the pointwise head can
 pool; its convolutional half is the CNN row.
@@ -34,7 +41,7 @@ from reproq.data.qa_datasets import load_splits
 from reproq.papers.tay2018 import Choice, anchor_against, anchor_reading, tay_configs
 from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, run_records
-from reproq.results.records import bootstrap_interval, claim
+from reproq.results.records import bootstrap_interval, claim, holm
 
 NOTEBOOK = "12_encoders_side_by_side"
 TABLE = "Encoders side by side"
@@ -87,30 +94,52 @@ def kind(method: str) -> str:
     return "floor" if method.startswith("floor: ") else "anchor" if method.startswith("anchor: ") else "trained"
 
 
-def table(records: Sequence[Record], metric: str = "MAP") -> pd.DataFrame:
+def table(records: Sequence[Record], metric: str = "MAP", reference: str | None = None) -> pd.DataFrame:
     """One row per evaluation and method: the mean ``metric`` over seeds with its 95 % interval over the evaluated
-    questions and the seeds (:func:`reproq.results.records.bootstrap_interval` of the seeds × questions table), and,
-    for a trained encoder, its difference from the best floor of the same evaluation, paired by question and seed,
-    with its interval and verdict (:func:`reproq.results.records.claim`)."""
+    questions and the seeds (:func:`reproq.results.records.bootstrap_interval` of the seeds × questions table), how
+    many seeds kept their last epoch, and, for a trained encoder, the declared comparisons (module docstring): its
+    difference from the best floor of the same evaluation and from ``reference``, paired by question and seed, with
+    the interval and the Holm-corrected verdict of each family."""
     rows = []
     for (dataset, split), group in _by_evaluation(records, metric):
         means = {m: np.mean([r.value for r in rs]) for m, rs in group.items()}
         floors_here = {m: v for m, v in means.items() if kind(m) == "floor"}
         best_floor = max(floors_here, key=floors_here.get) if floors_here else None
+        where = dict(metric=metric, dataset=dataset, split=split, table=TABLE)
+        trained = [m for m in group if kind(m) == "trained"]
+        over_floor = _family({m: claim(records, m, best_floor, **where) for m in trained} if best_floor else {})
+        over_reference = _family({m: claim(records, m, reference, **where) for m in trained
+                                  if reference in group and m != reference})
         for method, rs in group.items():
             values = np.array([r.per_question for r in rs]) if all(r.per_question for r in rs) else None
             low, high = bootstrap_interval(values) if values is not None else (np.nan, np.nan)
             row = {"dataset": dataset, "split": split, "method": method.removeprefix("floor: "), "kind": kind(method),
                    metric: means[method], "95% low": low, "95% high": high,
                    "seeds": len({r.seeds for r in rs if r.seeds})}
-            if kind(method) == "trained" and best_floor:
-                tested = claim(records, method, best_floor, metric=metric, dataset=dataset, split=split,
-                               table=TABLE)
+            if method in over_floor:
+                tested = over_floor[method]
                 row |= {"best floor": best_floor.removeprefix("floor: "), "- best floor": tested["delta"],
                         "Δ 95% low": tested["low"], "Δ 95% high": tested["high"],
                         "beats the best floor": tested["verdict"]}
+            if method in over_reference:
+                tested = over_reference[method]
+                row |= {"reference": reference, "- reference": tested["delta"], "ref 95% low": tested["low"],
+                        "ref 95% high": tested["high"], "vs the reference": tested["verdict"]}
+            known = [r for r in rs if {"best_epoch", "epochs"} <= set(r.config)]  # the epoch each seed kept
+            if kind(method) == "trained" and known:
+                last = sum(r.config["best_epoch"] == r.config["epochs"] for r in known)
+                row |= {"kept the last epoch": f"{last} of {len(known)}", "budget-truncated": 2 * last > len(known)}
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _family(tested: dict[str, dict]) -> dict[str, dict]:
+    """Each test of a family declared together with its verdict Holm-corrected over the family
+    (:func:`reproq.results.records.holm` of their p values): *confirmed* or *contradicted* where the correction keeps
+    it, *not shown* otherwise; "(Holm, m tests)" says so."""
+    shown = holm([t["p"] for t in tested.values()])
+    return {m: {**t, "verdict": (("confirmed" if t["delta"] > 0 else "contradicted") if keep else "not shown")
+                + f" (Holm, {len(tested)} test{'s' * (len(tested) != 1)})"} for (m, t), keep in zip(tested.items(), shown)}
 
 
 def _by_evaluation(records: Sequence[Record], metric: str):
@@ -122,12 +151,15 @@ def _by_evaluation(records: Sequence[Record], metric: str):
     return groups.items()
 
 
-def reading(records: Sequence[Record], folder=None) -> str:
+REFERENCE = "LSTM"  # the reference encoder notebook 12 declares (its REFERENCE): the recurrent encoder of Lei and Tay
+
+
+def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) -> str:
     """Notebook 12's committed words: per evaluation, the encoders by MAP with their intervals, the best floor and the
-    anchor, and the comparisons declared before the run — each encoder against the best floor and against the external
-    anchor (:func:`reproq.papers.tay2018.anchor_against`), paired by question and seed. No pair of encoders is
-    compared: a pair picked after the run (best against worst) would need a correction for all 21."""
-    shown = table(records)
+    anchor, and the comparisons declared before the run (module docstring), each family Holm-corrected: every encoder
+    against the best floor and against ``reference``, and the external anchor against every encoder
+    (:func:`reproq.papers.tay2018.anchor_against`); the rows that are budget-truncated."""
+    shown = table(records, reference=reference)
     if shown.empty:
         return "No records of the side-by-side table in this folder."
     lines = []
@@ -137,7 +169,7 @@ def reading(records: Sequence[Record], folder=None) -> str:
         anchors = rows[rows["kind"] == "anchor"]
         ranked = ", ".join(f"{r['method']} {r['MAP']:.3f} [{r['95% low']:.3f}, {r['95% high']:.3f}]"
                            for r in trained.to_dict("records"))
-        beat = [r["method"] for r in trained.to_dict("records") if r["beats the best floor"] == "confirmed"]
+        beat = [r["method"] for r in trained.to_dict("records") if r["beats the best floor"].startswith("confirmed")]
         seeds = sorted(set(trained["seeds"]))
         line = (f"- **{NAMES.get(dataset, dataset)} {split}** (MAP, {'/'.join(map(str, seeds))} seed(s), 95 % "
                 f"intervals over questions and seeds): {ranked}.")
@@ -146,13 +178,28 @@ def reading(records: Sequence[Record], folder=None) -> str:
             line += f" Best floor: {f['method']} {f['MAP']:.3f}."
         for a in anchors.to_dict("records"):
             line += f" The external anchor ({a['method'].removeprefix('anchor: ')}, never trained here): {a['MAP']:.3f}."
-        line += (f" Above the best floor (paired by question and seed): {', '.join(beat)}." if beat
+        tests = len(trained)
+        line += (f" Above the best floor (paired by question and seed, Holm over {tests}): {', '.join(beat)}." if beat
                  else " No encoder is shown above the best floor.")
+        if "vs the reference" in trained:
+            against = [r for r in trained.to_dict("records") if isinstance(r["vs the reference"], str)]
+            line += (f" Against the reference, {reference} (Holm over {len(against)}): " + "; ".join(
+                f"{r['method']} − {reference} {r['- reference']:+.3f} [{r['ref 95% low']:+.3f}, "
+                f"{r['ref 95% high']:+.3f}], {r['vs the reference'].split(' (')[0]}" for r in against) + ".")
+        truncated = [f"{r['method']} ({r['kept the last epoch']})" for r in trained.to_dict("records")
+                     if r.get("budget-truncated") is True]
+        if truncated:
+            line += (" Budget-truncated (most seeds kept the last epoch, so the number is how far the budget got): "
+                     + ", ".join(truncated) + ".")
         lines.append(line)
     cases = {f"{NAMES.get(d, d)} {s}": dict(table=TABLE, dataset=d, split=s) for d, s in
              shown[["dataset", "split"]].drop_duplicates().itertuples(index=False)}
-    anchors = anchor_reading(anchor_against(records, cases))
-    return "\n".join(lines) + (f"\n\n{anchors}" if anchors else "")
+    anchors = anchor_against(records, cases)
+    for case, rows in anchors.groupby("case", sort=False) if len(anchors) else ():  # one family per evaluation
+        corrected = _family({i: {"p": r["p"], "delta": r["anchor - model (MAP)"]} for i, r in rows.iterrows()})
+        anchors.loc[rows.index, "anchor above"] = [corrected[i]["verdict"] for i in rows.index]
+    said = anchor_reading(anchors)
+    return "\n".join(lines) + (f"\n\n{said}" if said else "")
 
 
 NAMES = {"trecqa": "TrecQA raw", "qatarliving": "QatarLiving", "wikiqa": "WikiQA"}

@@ -34,9 +34,8 @@ from reproq.train.grid import RunResult
 
 TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
 # TRAIN-ALL at the paper's budget (run_paper_budget): the records' setting per overlap-feature kind, each beside the
-# paper's TRAIN-ALL column
+# paper's TRAIN-ALL column (PAPER.read_as)
 BUDGET_SETTINGS = {"raw": "train=TRAIN-ALL, 5 passes", "normalized": "train=TRAIN-ALL, 5 passes, normalised features"}
-PRINTED_SETTING = {setting: "train=TRAIN-ALL" for setting in BUDGET_SETTINGS.values()}
 CTRN_OVER_QRNN = "\"the performance of CTRN is about 1% – 5% better than QRNN\" (§Results on TrecQA)"
 
 PAPER = Paper(
@@ -86,6 +85,12 @@ PAPER = Paper(
                "Wang et al. (2015) - BiLSTM", "S & M. (2015) - CNN", "Yang et al. (2016) - aNMM",
                "Tay et al. (2017) - HD-LSTM", "He and Lin (2016) - MP-CNN")}},
     partial={"part 2 only": "only part 2 of QatarLiving's training threads can be had here"},
+    # the runs at the paper's TRAIN-ALL budget, beside the paper's TRAIN-ALL column (run_paper_budget)
+    read_as={BUDGET_SETTINGS["raw"]: ("train=TRAIN-ALL", "the paper's budget: 5 passes, d chosen on DEV; raw overlap "
+                                                         "counts after the dropout, GloVe 6B"),
+             BUDGET_SETTINGS["normalized"]: ("train=TRAIN-ALL", "the paper's budget and kind of overlap features: 5 "
+                                                                "passes, d chosen on DEV; Severyn & Moschitti's "
+                                                                "normalised features, GloVe 6B")},
     notebooks=("00_datasets", "01_lexical_baselines", "04_trecqa_ctrn", "05_runtime", "06_qatarliving_wikiqa"),
 )
 
@@ -282,7 +287,7 @@ def ctrn_over_qrnn(records: Sequence[Record], cases: Mapping[str, dict], *, metr
     rows = []
     for label, where in cases.items():
         tested = claim(records, ctrn, "QRNN", metric=metric, **where)
-        their_where = {k: PRINTED_SETTING.get(v, v) if k == "setting" else v for k, v in where.items()}
+        their_where = {k: PAPER.read_as.get(v, (v,))[0] if k == "setting" else v for k, v in where.items()}
         rows_of = theirs[(theirs.metric == metric) & np.logical_and.reduce(
             [theirs[k] == v for k, v in their_where.items() if k in ("table", "setting")])]
         printed = rows_of.set_index("method")["value"]
@@ -347,7 +352,7 @@ def anchor_against(records: Sequence[Record], cases: Mapping[str, dict], *, metr
         for model in dict.fromkeys(r.method for r in mine if not r.method.startswith(("floor: ", "anchor: "))):
             tested = claim(records, anchor, model, metric=metric, **where)
             rows.append({"case": label, "model": model, f"anchor - model ({metric})": tested["delta"],
-                         **_tested_columns(tested), "anchor above": tested["verdict"]})
+                         **_tested_columns(tested), "p": tested["p"], "anchor above": tested["verdict"]})
     return pd.DataFrame(rows)
 
 

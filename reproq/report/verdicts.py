@@ -97,9 +97,10 @@ def build(results_dir: Path | None = None, figures_dir: Path | None = None) -> R
 
 def load_records(results_dir: Path | None = None, folder: str = "*") -> list[Record]:
     """Every record under ``results_dir/<notebook>/*.jsonl`` (``folder``: one notebook's only), its notebook folder
-    kept in ``config["where"]`` and its file's name (without ``__synthetic``) in ``config["file"]``."""
+    added to its ``config`` as ``where`` and its file's name (without ``__synthetic``) as ``file``."""
     root = Path(results_dir or paths.ROOT / "results")
-    return [replace(record, config={"where": path.parent.name, "file": path.stem.removesuffix("__synthetic")})
+    return [replace(record, config={**record.config, "where": path.parent.name,
+                                    "file": path.stem.removesuffix("__synthetic")})
             for path in sorted(root.glob(f"{folder}/*.jsonl")) for record in read_records(path)]
 
 
@@ -180,6 +181,7 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
     made it."""
     theirs = paper_numbers()
     theirs = theirs[theirs.paper.isin(list(PAPERS))][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
+    records = [_as_printed(r) for r in records]
     ours = summarize(records)
     where = pd.DataFrame([{**{k: getattr(r, k) for k in KEYS}, "variant": r.variant, "where": r.config["where"],
                            "file": r.config["file"]} for r in records],
@@ -221,6 +223,13 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                        and (r.table, r.method) not in PAPERS[r.paper].counted_under for r in rows.itertuples()]
     order = sorted(range(len(rows)), key=lambda i: item_order(rows.paper.iat[i], rows.table.iat[i]))  # stable
     return rows.iloc[order].reset_index(drop=True)
+
+
+def _as_printed(record: Record) -> Record:
+    """``record`` under the paper's setting it is shown beside, with the variant that says how it differs (the paper's
+    ``read_as``), or as it is."""
+    said = PAPERS[record.paper].read_as.get(record.setting) if record.paper in PAPERS else None
+    return replace(record, setting=said[0], variant=said[1]) if said else record
 
 
 def figure_rows(records: list[Record], figures_dir: Path | None = None) -> pd.DataFrame:

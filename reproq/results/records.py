@@ -167,6 +167,7 @@ class Difference:
     low: float = float("nan")
     high: float = float("nan")
     questions: int = 0  # how many questions the bootstrap resampled (0: the interval is over the seeds only)
+    p: float = float("nan")  # two-sided p of "no difference", from the same bootstrap or t (for a correction: holm)
 
     @property
     def interval(self) -> tuple[float, float]:
@@ -215,12 +216,43 @@ def bootstrap_interval(gaps: np.ndarray, *, resamples: int = BOOTSTRAP_RESAMPLES
     >>> 0.0 <= low < 0.15 < high <= 0.3
     True
     """
+    low, high = np.percentile(bootstrap_means(gaps, resamples=resamples, seed=seed), [2.5, 97.5])
+    return float(low), float(high)
+
+
+def bootstrap_means(gaps: np.ndarray, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> np.ndarray:
+    """The mean of each resample of :func:`bootstrap_interval` (one product: module docstring there)."""
     seeds, questions = _resamples(gaps.shape, resamples, seed)
     seed_weights = _counts(seeds, gaps.shape[0]) / gaps.shape[0]
     question_weights = _counts(questions, gaps.shape[1]) / gaps.shape[1]
-    means = np.einsum("rs,sq,rq->r", seed_weights, gaps, question_weights)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
+    return np.einsum("rs,sq,rq->r", seed_weights, gaps, question_weights)
+
+
+def bootstrap_p(means: np.ndarray) -> float:
+    """The two-sided bootstrap p of "no difference" from the resampled means: twice the smaller share of them on
+    either side of 0 (at most 1; at least one resample's worth, never 0).
+
+    >>> bootstrap_p(np.array([0.1, 0.2, -0.1, 0.3])), bootstrap_p(np.linspace(0.01, 1.0, 100))
+    (0.5, 0.02)
+    """
+    share = min(float(np.mean(means <= 0)), float(np.mean(means >= 0)))
+    return min(1.0, 2 * max(share, 1 / len(means)))
+
+
+def holm(p_values, alpha: float = 0.05) -> list[bool]:
+    """Holm's step-down correction: which of a family of tests, declared together, are shown at family-wise level
+    ``alpha`` (sort the p values, reject the i-th smallest while p ≤ alpha / (m − i), stop at the first that is not).
+
+    >>> holm([0.01, 0.04, 0.03]), holm([0.001, 0.2, 0.012])
+    ([True, False, False], [True, False, True])
+    """
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    shown = [False] * len(p_values)
+    for rank, i in enumerate(order):
+        if not p_values[i] <= alpha / (len(p_values) - rank):
+            break
+        shown[i] = True
+    return shown
 
 
 def _counts(indices: np.ndarray, n: int) -> np.ndarray:
@@ -260,9 +292,22 @@ def _difference(gaps: np.ndarray, table: np.ndarray | None, resamples: int) -> D
     holds them, over the seeds (t) otherwise."""
     std = float(gaps.std(ddof=1)) if len(gaps) > 1 else float("nan")
     if table is not None:
-        low, high = bootstrap_interval(table, resamples=resamples)
-        return Difference(float(gaps.mean()), std, len(gaps), low, high, questions=table.shape[1])
-    return Difference(float(gaps.mean()), std, len(gaps), *t_interval(gaps))
+        means = bootstrap_means(table, resamples=resamples)
+        low, high = np.percentile(means, [2.5, 97.5])
+        return Difference(float(gaps.mean()), std, len(gaps), float(low), float(high), questions=table.shape[1],
+                          p=bootstrap_p(means))
+    return Difference(float(gaps.mean()), std, len(gaps), *t_interval(gaps), p=t_p(gaps))
+
+
+def t_p(gaps: np.ndarray) -> float:
+    """The two-sided p of the paired t test of ``gaps`` (one per seed) against 0; nan with fewer than two."""
+    from scipy import stats
+
+    if len(gaps) < 2:
+        return float("nan")
+    if gaps.std() == 0:  # every seed the same gap: no spread to test against
+        return 1.0 if gaps.mean() == 0 else 0.0
+    return float(stats.ttest_1samp(gaps, 0.0).pvalue)
 
 
 def _gaps(records: Iterable[Record], a: str, b: str, metric: str, where: dict) -> tuple[dict, np.ndarray | None]:
@@ -336,7 +381,7 @@ def claim(records: Iterable[Record], a: str, b: str, *, metric: str, **where) ->
     verdict = "confirmed" if low > 0 else "contradicted" if high < 0 else "not shown"
     caveat = "" if d.n > 1 else " (one seed: over questions only)" if d.questions else " (one seed: no interval)"
     return {"delta": d.mean, "low": low, "high": high, "seeds": d.n, "interval over": d.over,
-            "verdict": verdict + caveat}
+            "verdict": verdict + caveat, "p": d.p}
 
 
 def records_frame(records: Iterable[Record]) -> pd.DataFrame:

@@ -4,6 +4,7 @@ seeds, the best floor of the same split, the anchor apart."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from reproq.figures import side_by_side as draw
@@ -34,20 +35,36 @@ def test_the_table_gives_intervals_over_questions_and_the_difference_from_the_be
     assert shown.loc["A", "95% low"] < shown.loc["A", "MAP"] < shown.loc["A", "95% high"]
     assert shown.loc["A", "best floor"] == "BM25"  # the higher floor, not the anchor
     assert shown.loc["A", "- best floor"] == pytest.approx(0.2 + 0.015)
-    assert shown.loc["A", "beats the best floor"] == "confirmed"
-    assert shown.loc["B", "beats the best floor"] == "contradicted"
+    assert shown.loc["A", "beats the best floor"] == "confirmed (Holm, 2 tests)"  # a family: both encoders
+    assert shown.loc["B", "beats the best floor"] == "contradicted (Holm, 2 tests)"
     assert np.isnan(shown.loc["BM25", "- best floor"])  # a floor is not tested against itself
+    assert "- reference" not in shown  # no reference declared, no encoder compared with another
+
+
+def test_an_encoder_is_compared_with_the_declared_reference_only_and_a_budget_cut_run_says_so():
+    from dataclasses import replace
+
+    kept_last = [replace(r, config={"epochs": 6, "best_epoch": 6 if r.seeds == (1,) else 3})
+                 if r.method == "A" else r for r in records()]
+    shown = side_by_side.table(kept_last, reference="B").set_index("method")
+    assert shown.loc["A", "- reference"] == pytest.approx(0.3)
+    assert shown.loc["A", "vs the reference"] == "confirmed (Holm, 1 test)"
+    assert shown.loc["A", "kept the last epoch"] == "1 of 2" and not shown.loc["A", "budget-truncated"]
+    assert pd.isna(shown.loc["B", "- reference"])  # the reference is not tested against itself
+    all_last = [replace(r, config={"epochs": 6, "best_epoch": 6}) if r.method == "A" else r for r in records()]
+    assert "Budget-truncated (most seeds kept the last epoch" in side_by_side.reading(all_last, reference="B")
 
 
 def test_the_reading_ranks_the_encoders_and_names_those_above_the_floor():
     text = side_by_side.reading(records())
     assert text.startswith("- **TrecQA raw test** (MAP, 2 seed(s)")
     assert text.index("A 0.") < text.index("B 0.")
-    assert "Best floor: BM25" in text and "MiniLM" in text and "Above the best floor (paired by question and seed): A." in text
+    assert "Best floor: BM25" in text and "MiniLM" in text
+    assert "Above the best floor (paired by question and seed, Holm over 2): A." in text
     assert "Best against worst" not in text  # a pair picked after the run is not tested uncorrected
     anchor = text.split("The external anchor")[-1]  # declared: the anchor against each encoder, paired
     assert "A +0.035, 95 % interval" in anchor and "B +0.335, 95 % interval" in anchor
-    assert anchor.count("**confirmed**") == 2
+    assert anchor.count("**confirmed (Holm, 2 tests)**") == 2
     assert "No records" in side_by_side.reading([])
 
 
