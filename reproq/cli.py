@@ -225,8 +225,10 @@ def _machines(args) -> int:
     if args.write:
         sides = "; ".join(f"{f}: a = {machines.machine_of(here, f)}, b = {machines.machine_of(other, f)}"
                           for f in folders)
+        # all notebooks: cross_machine; some (--only): a file of their own beside it, the others' rows kept
+        name = "cross_machine" + "".join(f"__{f}" for f in folders) * bool(args.only)
         written = results.Outputs("machines", profile="cpu").save_table(
-            table, "cross_machine", synthetic=False,
+            table, name, synthetic=False,
             caption=f"The same seeds and code on two machines: a = the committed results/, b = {other}. {sides}. "
                     "b - a per record both hold; a mean of several seeds beside the seeds' own sd (a's).")
         print(f"written: {written}")

@@ -20,7 +20,8 @@ Holm-corrected within its family (:func:`reproq.results.records.holm`): every en
 every encoder against one reference encoder the notebook names (its ``REFERENCE``), and the external anchor against
 every encoder. No other pair is compared: a pair picked after the run (the best against the worst of 21) is not a
 test. A row whose seeds mostly kept their last epoch says so (*budget-truncated*): its number measures how far the
-encoder got in the budget, not where it would end. Beside the encoders: the floors of the same split and the external anchor
+encoder got in the budget, not where it would end. A verdict whose interval has an edge within the cross-machine
+spread of the notebook's records (``reproq machines``) says *machine-sensitive* instead of standing alone. Beside the encoders: the floors of the same split and the external anchor
 (all-MiniLM-L6-v2 zero-shot). BOW-CNN is not a row: it is a similarity (a learned per-word weight on two count vectors
 and a cosine, beside the cosine of two convolutions), not a sequence encoder whose states the pointwise head can
 pool; its convolutional half is the CNN row.
@@ -29,6 +30,7 @@ pool; its convolutional half is the CNN row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -94,12 +96,13 @@ def kind(method: str) -> str:
     return "floor" if method.startswith("floor: ") else "anchor" if method.startswith("anchor: ") else "trained"
 
 
-def table(records: Sequence[Record], metric: str = "MAP", reference: str | None = None) -> pd.DataFrame:
+def table(records: Sequence[Record], metric: str = "MAP", reference: str | None = None,
+          spread: float = float("nan")) -> pd.DataFrame:
     """One row per evaluation and method: the mean ``metric`` over seeds with its 95 % interval over the evaluated
     questions and the seeds (:func:`reproq.results.records.bootstrap_interval` of the seeds × questions table), how
     many seeds kept their last epoch, and, for a trained encoder, the declared comparisons (module docstring): its
     difference from the best floor of the same evaluation and from ``reference``, paired by question and seed, with
-    the interval and the Holm-corrected verdict of each family."""
+    the interval and the Holm-corrected verdict of each family (*machine-sensitive* within ``spread``: :func:`_family`)."""
     rows = []
     for (dataset, split), group in _by_evaluation(records, metric):
         means = {m: np.mean([r.value for r in rs]) for m, rs in group.items()}
@@ -107,9 +110,10 @@ def table(records: Sequence[Record], metric: str = "MAP", reference: str | None 
         best_floor = max(floors_here, key=floors_here.get) if floors_here else None
         where = dict(metric=metric, dataset=dataset, split=split, table=TABLE)
         trained = [m for m in group if kind(m) == "trained"]
-        over_floor = _family({m: claim(records, m, best_floor, **where) for m in trained} if best_floor else {})
+        over_floor = _family({m: claim(records, m, best_floor, **where) for m in trained} if best_floor else {},
+                             spread)
         over_reference = _family({m: claim(records, m, reference, **where) for m in trained
-                                  if reference in group and m != reference})
+                                  if reference in group and m != reference}, spread)
         for method, rs in group.items():
             values = np.array([r.per_question for r in rs]) if all(r.per_question for r in rs) else None
             low, high = bootstrap_interval(values) if values is not None else (np.nan, np.nan)
@@ -133,13 +137,29 @@ def table(records: Sequence[Record], metric: str = "MAP", reference: str | None 
     return pd.DataFrame(rows)
 
 
-def _family(tested: dict[str, dict]) -> dict[str, dict]:
+def _family(tested: dict[str, dict], spread: float = float("nan")) -> dict[str, dict]:
     """Each test of a family declared together with its verdict Holm-corrected over the family
     (:func:`reproq.results.records.holm` of their p values): *confirmed* or *contradicted* where the correction keeps
-    it, *not shown* otherwise; "(Holm, m tests)" says so."""
+    it, *not shown* otherwise; "(Holm, m tests)" says so. A verdict whose interval has an edge within ``spread`` of 0
+    (how far the same seeds moved a mean on another machine: :func:`cross_machine_spread`) is *machine-sensitive*:
+    another CPU could turn it."""
     shown = holm([t["p"] for t in tested.values()])
-    return {m: {**t, "verdict": (("confirmed" if t["delta"] > 0 else "contradicted") if keep else "not shown")
-                + f" (Holm, {len(tested)} test{'s' * (len(tested) != 1)})"} for (m, t), keep in zip(tested.items(), shown)}
+    out = {}
+    for (m, t), keep in zip(tested.items(), shown):
+        said = (("confirmed" if t["delta"] > 0 else "contradicted") if keep else "not shown") + \
+            f" (Holm, {len(tested)} test{'s' * (len(tested) != 1)})"
+        edge = min(abs(t.get("low", np.nan)), abs(t.get("high", np.nan)))
+        out[m] = {**t, "verdict": f"machine-sensitive: {said} on this machine" if edge <= spread else said}
+    return out
+
+
+def cross_machine_spread(results_dir, notebook: str = NOTEBOOK) -> float:
+    """The largest move of a mean over seeds between two machines for ``notebook``'s records, as ``reproq machines
+    --write`` recorded it (``results/machines/cross_machine*.csv``, :mod:`reproq.report.machines`); nan where the
+    notebook has not been run on two machines."""
+    moves = [row for path in sorted((Path(results_dir) / "machines").glob("cross_machine*.csv"))
+             for row in pd.read_csv(path).to_dict("records") if row["notebook"] == notebook]
+    return max((float(r["largest |b - a|, mean of seeds"]) for r in moves), default=float("nan"))
 
 
 def _by_evaluation(records: Sequence[Record], metric: str):
@@ -158,8 +178,11 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
     """Notebook 12's committed words: per evaluation, the encoders by MAP with their intervals, the best floor and the
     anchor, and the comparisons declared before the run (module docstring), each family Holm-corrected: every encoder
     against the best floor and against ``reference``, and the external anchor against every encoder
-    (:func:`reproq.papers.tay2018.anchor_against`); the rows that are budget-truncated."""
-    shown = table(records, reference=reference)
+    (:func:`reproq.papers.tay2018.anchor_against`); the rows that are budget-truncated. With ``folder`` (the
+    notebook's results folder), a verdict within the cross-machine spread of its records says so
+    (:func:`cross_machine_spread`)."""
+    spread = cross_machine_spread(Path(folder).parent, Path(folder).name) if folder else float("nan")
+    shown = table(records, reference=reference, spread=spread)
     if shown.empty:
         return "No records of the side-by-side table in this folder."
     lines = []
@@ -170,6 +193,7 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
         ranked = ", ".join(f"{r['method']} {r['MAP']:.3f} [{r['95% low']:.3f}, {r['95% high']:.3f}]"
                            for r in trained.to_dict("records"))
         beat = [r["method"] for r in trained.to_dict("records") if r["beats the best floor"].startswith("confirmed")]
+        sensitive = [r["method"] for r in trained.to_dict("records") if "machine-sensitive" in r["beats the best floor"]]
         seeds = sorted(set(trained["seeds"]))
         line = (f"- **{NAMES.get(dataset, dataset)} {split}** (MAP, {'/'.join(map(str, seeds))} seed(s), 95 % "
                 f"intervals over questions and seeds): {ranked}.")
@@ -181,6 +205,9 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
         tests = len(trained)
         line += (f" Above the best floor (paired by question and seed, Holm over {tests}): {', '.join(beat)}." if beat
                  else " No encoder is shown above the best floor.")
+        if sensitive:
+            line += f" Machine-sensitive against the floor (an interval's edge within the cross-machine spread): " \
+                    f"{', '.join(sensitive)}."
         if "vs the reference" in trained:
             against = [r for r in trained.to_dict("records") if isinstance(r["vs the reference"], str)]
             line += (f" Against the reference, {reference} (Holm over {len(against)}): " + "; ".join(
@@ -196,7 +223,8 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
              shown[["dataset", "split"]].drop_duplicates().itertuples(index=False)}
     anchors = anchor_against(records, cases)
     for case, rows in anchors.groupby("case", sort=False) if len(anchors) else ():  # one family per evaluation
-        corrected = _family({i: {"p": r["p"], "delta": r["anchor - model (MAP)"]} for i, r in rows.iterrows()})
+        corrected = _family({i: {"p": r["p"], "delta": r["anchor - model (MAP)"], "low": r["95% low"],
+                                 "high": r["95% high"]} for i, r in rows.iterrows()}, spread)
         anchors.loc[rows.index, "anchor above"] = [corrected[i]["verdict"] for i in rows.index]
     said = anchor_reading(anchors)
     return "\n".join(lines) + (f"\n\n{said}" if said else "")

@@ -98,3 +98,18 @@ def test_every_encoder_is_trained_under_the_protocol(monkeypatch):
         {("train", False, 4, 64)}
     assert {(r.dataset, r.split, r.table) for r in out} == {("trecqa", "test", side_by_side.TABLE)}
     assert len(out) == len(side_by_side.ENCODERS) * 2 * 2  # methods x seeds x (MAP, MRR)
+
+
+def test_a_verdict_within_the_cross_machine_spread_says_machine_sensitive(tmp_path):
+    """A's lead over the floor has its interval's lower edge near +0.19: a spread of 0.25 (how far another machine
+    moved a mean) could turn it, one of 0.01 could not; the spread is read from `reproq machines --write`'s files."""
+    near = side_by_side.table(records(), spread=0.25).set_index("method")
+    assert near.loc["A", "beats the best floor"].startswith("machine-sensitive: confirmed")
+    far = side_by_side.table(records(), spread=0.01).set_index("method")
+    assert far.loc["A", "beats the best floor"].startswith("confirmed")
+    (tmp_path / "machines").mkdir()
+    (tmp_path / "machines" / "cross_machine__12_encoders_side_by_side.csv").write_text(
+        'notebook,file,"largest |b - a|, mean of seeds"\n12_encoders_side_by_side,encoders_side_by_side,0.25\n'
+        '04_trecqa_ctrn,tay2018_table6,0.9\n')
+    assert side_by_side.cross_machine_spread(tmp_path) == 0.25  # its own notebook's rows only
+    assert np.isnan(side_by_side.cross_machine_spread(tmp_path / "nowhere"))
