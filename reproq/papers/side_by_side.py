@@ -29,6 +29,7 @@ pool; its convolutional half is the CNN row.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -149,7 +150,7 @@ def _family(tested: dict[str, dict], spread: float = float("nan")) -> dict[str, 
         said = (("confirmed" if t["delta"] > 0 else "contradicted") if keep else "not shown") + \
             f" (Holm, {len(tested)} test{'s' * (len(tested) != 1)})"
         edge = min(abs(t.get("low", np.nan)), abs(t.get("high", np.nan)))
-        out[m] = {**t, "verdict": f"machine-sensitive: {said} on this machine" if edge <= spread else said}
+        out[m] = {**t, "verdict": f"machine-sensitive, {said}" if edge <= spread else said}
     return out
 
 
@@ -212,7 +213,8 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
             against = [r for r in trained.to_dict("records") if isinstance(r["vs the reference"], str)]
             line += (f" Against the reference, {reference} (Holm over {len(against)}): " + "; ".join(
                 f"{r['method']} − {reference} {r['- reference']:+.3f} [{r['ref 95% low']:+.3f}, "
-                f"{r['ref 95% high']:+.3f}], {r['vs the reference'].split(' (')[0]}" for r in against) + ".")
+                f"{r['ref 95% high']:+.3f}], {re.sub(r' [(]Holm, [^)]*[)]', '', r['vs the reference'])}"
+                for r in against) + ".")
         truncated = [f"{r['method']} ({r['kept the last epoch']})" for r in trained.to_dict("records")
                      if r.get("budget-truncated") is True]
         if truncated:

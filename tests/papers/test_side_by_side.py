@@ -104,7 +104,7 @@ def test_a_verdict_within_the_cross_machine_spread_says_machine_sensitive(tmp_pa
     """A's lead over the floor has its interval's lower edge near +0.19: a spread of 0.25 (how far another machine
     moved a mean) could turn it, one of 0.01 could not; the spread is read from `reproq machines --write`'s files."""
     near = side_by_side.table(records(), spread=0.25).set_index("method")
-    assert near.loc["A", "beats the best floor"].startswith("machine-sensitive: confirmed")
+    assert near.loc["A", "beats the best floor"].startswith("machine-sensitive, confirmed")
     far = side_by_side.table(records(), spread=0.01).set_index("method")
     assert far.loc["A", "beats the best floor"].startswith("confirmed")
     (tmp_path / "machines").mkdir()
