@@ -131,7 +131,7 @@ def test_paired_difference_agrees_with_a_paired_t_test_and_names_its_verdict():
 
 
 def test_the_bootstrap_over_questions_and_seeds_agrees_with_its_slow_twin():
-    from reproq.results.records import bootstrap_interval, bootstrap_interval_slow
+    from reproq.results.paired import bootstrap_interval, bootstrap_interval_slow
 
     gaps = np.random.default_rng(3).normal(0.01, 0.1, size=(4, 37))
     fast = bootstrap_interval(gaps, resamples=500, seed=7)
@@ -185,7 +185,7 @@ def test_methods_evaluated_on_different_questions_are_not_paired():
 def test_the_bootstraps_p_says_what_its_interval_says():
     """p < 0.05 exactly where the 95 % percentile interval of the same resamples excludes 0 (both read the same
     means), so a Holm correction over p values corrects the verdicts the intervals give."""
-    from reproq.results.records import bootstrap_means, bootstrap_p
+    from reproq.results.paired import bootstrap_means, bootstrap_p
 
     rng = np.random.default_rng(3)
     for shift in (0.0, 0.02, 0.05, 0.1, -0.08):

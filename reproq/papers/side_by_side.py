@@ -16,7 +16,7 @@ Evaluations (:data:`EVALUATIONS`): TrecQA raw TEST, WikiQA test, QatarLiving dev
 epoch, so those rows are optimistic).
 
 The comparisons are declared before the run, three families per evaluation, each paired by question and seed and
-Holm-corrected within its family (:func:`reproq.results.records.holm`): every encoder against the best floor,
+Holm-corrected within its family (:func:`reproq.results.paired.holm`): every encoder against the best floor,
 every encoder against one reference encoder the notebook names (its ``REFERENCE``), and the external anchor against
 every encoder. No other pair is compared: a pair picked after the run (the best against the worst of 21) is not a
 test. A row whose seeds mostly kept their last epoch says so (*budget-truncated*): its number measures how far the
@@ -44,7 +44,7 @@ from reproq.data.qa_datasets import load_splits
 from reproq.papers.tay2018 import Choice, anchor_against, anchor_reading, tay_configs
 from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, run_records
-from reproq.results.records import bootstrap_interval, claim, holm
+from reproq.results.paired import bootstrap_interval, claim, holm
 
 NOTEBOOK = "12_encoders_side_by_side"
 TABLE = "Encoders side by side"
@@ -100,7 +100,7 @@ def kind(method: str) -> str:
 def table(records: Sequence[Record], metric: str = "MAP", reference: str | None = None,
           spread: float = float("nan")) -> pd.DataFrame:
     """One row per evaluation and method: the mean ``metric`` over seeds with its 95 % interval over the evaluated
-    questions and the seeds (:func:`reproq.results.records.bootstrap_interval` of the seeds × questions table), how
+    questions and the seeds (:func:`reproq.results.paired.bootstrap_interval` of the seeds × questions table), how
     many seeds kept their last epoch, and, for a trained encoder, the declared comparisons (module docstring): its
     difference from the best floor of the same evaluation and from ``reference``, paired by question and seed, with
     the interval and the Holm-corrected verdict of each family (*machine-sensitive* within ``spread``: :func:`_family`)."""
@@ -140,7 +140,7 @@ def table(records: Sequence[Record], metric: str = "MAP", reference: str | None 
 
 def _family(tested: dict[str, dict], spread: float = float("nan")) -> dict[str, dict]:
     """Each test of a family declared together with its verdict Holm-corrected over the family
-    (:func:`reproq.results.records.holm` of their p values): *confirmed* or *contradicted* where the correction keeps
+    (:func:`reproq.results.paired.holm` of their p values): *confirmed* or *contradicted* where the correction keeps
     it, *not shown* otherwise; "(Holm, m tests)" says so. A verdict whose interval has an edge within ``spread`` of 0
     (how far the same seeds moved a mean on another machine: :func:`cross_machine_spread`) is *machine-sensitive*:
     another CPU could turn it."""

@@ -7,6 +7,9 @@ point of §Implementation Details' search grid), Table 2's parameter counts, and
 training budgets); each seed's TEST score beside the paper and the floors is drawn by
 :func:`reproq.figures.tay2018.seeds_figure`. Each variant
 trains one method with one seed; DEV ranks them and TEST is read once, for the variant DEV chose — never to choose.
+
+Longer than most modules: it is the paper's one home (issue 43's unit), its configurations, ablations, claims tested
+and readings (notebooks 04–06) together.
 """
 
 from __future__ import annotations

@@ -32,7 +32,10 @@ Lei et al.'s BM25 scores) keep their verdict and are counted once.
 A result figure has no number to compare: it is *not built*, *pipeline only*, *drawn on real data* (compare by
 eye, the paper's value is marked on it), or *as specified* where it draws the paper's own settings. The summary
 counts the verdicts by kind and paper (:func:`verdict_counts`), results of training first, and tests the papers'
-claims (each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.records.claim`).
+claims (each :class:`reproq.papers.Paper`'s) on real data, seed by seed (:func:`reproq.results.paired.claim`).
+
+Longer than most modules here, on purpose: the rule, what each kind of number may be called, the counts and the
+sentences that print them (README, site, pages) are one decision, read in one place.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.results.records import KEYS, Record, claim, read_records, summarize
+from reproq.results.paired import claim
+from reproq.results.records import KEYS, Record, read_records, summarize
 from reproq.papers import PAPERS
 from reproq.papers.paper import CONFIGURATION, DATA, KINDS, QUOTED, SIZE
 from reproq.report import scope
@@ -257,7 +261,7 @@ def _shows(stem: str, paper: str, number: int) -> bool:
 
 def claim_rows(records: list[Record]) -> pd.DataFrame:
     """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data, on the metric the
-    paper says it of (:func:`reproq.results.records.claim`: Δ = a − b, its 95 % interval, *confirmed*,
+    paper says it of (:func:`reproq.results.paired.claim`: Δ = a − b, its 95 % interval, *confirmed*,
     *contradicted* or *not shown*; *not testable here* without real records of both), with the paper's sentence
     (``quote``) and the same test on the paper's other metrics for the pair (``beside``: one phrase)."""
     rows = []

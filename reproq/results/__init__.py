@@ -8,13 +8,11 @@ A notebook needs only this package's top level::
     out.report(records, "lei2016_table2_bm25", scale=100, caption="Lei et al. 2016 Table 2, BM25 row.")
 """
 
-from reproq.results.records import (KEYS, Difference, Provenance, Record, claim, code_version, difference_of_differences,
-                                     paired_difference,
-                                    records_frame, run_records, summarize)
+from reproq.results.records import KEYS, Provenance, Record, code_version, records_frame, run_records, summarize
+from reproq.results.paired import Difference, claim, difference_of_differences, paired_difference
 from reproq.results.outputs import Outputs, banner
 from reproq.results.tables import compare, format_table, paper_layout, paper_numbers, paper_value, side_by_side
 
 __all__ = ["KEYS", "Difference", "Outputs", "Provenance", "Record", "banner", "claim", "code_version", "compare",
-           "difference_of_differences",
-           "format_table", "paired_difference", "paper_layout", "paper_numbers", "paper_value", "records_frame",
+           "difference_of_differences", "format_table", "paired_difference", "paper_layout", "paper_numbers", "paper_value", "records_frame",
            "run_records", "side_by_side", "summarize"]
