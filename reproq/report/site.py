@@ -223,8 +223,8 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
         (out_dir / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(png, out_dir / "figures" / png.parent.name / png.name)
 
-    claims = built.claims.assign(**{c: built.claims[c].map(lambda v: "" if v != v else f"{v:+.3f}")
-                                    for c in ("delta", "low", "high")})
+    claims = built.claims.drop(columns="p").assign(**{c: built.claims[c].map(lambda v: "" if v != v else f"{v:+.3f}")
+                                                      for c in ("delta", "low", "high")})
     parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>, code "
              f"<code>{html.escape(code_version())}</code>, built {time.strftime('%Y-%m-%d %H:%M %Z')} by "
              "<code>reproq report</code> from the committed records. Every verdict is computed by one rule "
