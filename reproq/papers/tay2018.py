@@ -528,7 +528,42 @@ def runtime_reading(records: Sequence[Record], folder: Path) -> str:
     ])
 
 
+ABLATION = "trecqa_ablation_vectors_features"  # run_ablation's table in notebook 04's folder
+
+
+def glance_reading(records: Sequence[Record], folder) -> str:
+    """Notebook 04's committed numbers at a glance: what DEV chose (the ablation's DEV MAP per vectors and kind of
+    overlap features, and the chosen row's one TEST reading), then Table 6's TEST MAP of each model the notebook trains
+    beside the paper's, mean ± sd over the seeds, per training set — the numbers its summary's prose points to."""
+    lines = []
+    ablation = Path(folder) / f"{ABLATION}.csv"
+    if ablation.exists():
+        rows = pd.read_csv(ablation)
+        for vectors, group in rows.groupby("vectors", sort=False):
+            lines.append(f"- DEV MAP with {vectors} (CTRN, first seed, TRAIN): " + "; ".join(
+                f"{r['overlap features']} {r['DEV MAP']:.3f}" + (" (**chosen**)" if r["chosen"] else "")
+                for r in group.to_dict("records")) + ".")
+        chosen = rows[rows["chosen"]]
+        if len(chosen):
+            lines.append(f"- The chosen row's one TEST reading: MAP {chosen['TEST MAP'].iat[0]:.3f}, MRR "
+                         f"{chosen['TEST MRR'].iat[0]:.3f}.")
+    theirs = paper_numbers("tay2018").query("table == 'Table 6' and metric == 'MAP'")
+    mine = summarize([r for r in records if r.table == "Table 6" and r.split == "test" and r.metric == "MAP"
+                      and r.setting in TRECQA_SETTINGS])
+    for setting, group in mine.groupby("setting", sort=False):
+        printed = theirs[theirs.setting == setting].set_index("method")["value"]
+        lines.append(f"- TEST MAP, {setting.removeprefix('train=')} (mean ± sd, seeds): " + "; ".join(
+            f"{r['method']} {r['mean']:.3f}" + (f" ± {r['std']:.3f}" if r["n"] > 1 else "") + f" ({r['n']})"
+            + (f", paper {printed[r['method']]:.4f}" if r["method"] in printed.index else "")
+            for r in group.to_dict("records") if not r["method"].startswith(("floor: ", "anchor: ", "CTRN ("))) + ".")
+    return "\n".join(lines) or "No records of Table 6 in this folder."
+
+
+TRECQA_SETTINGS = tuple(where["setting"] for where in TRECQA_CASES.values())  # Table 6's TRAIN and TRAIN-ALL
+
+
 READINGS = {  # notebook 04's, 05's and 06's committed words (reproq.report.readings)
+    "glance": glance_reading,
     "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES),
     "alignments": alignments_reading,
     "paper_budget": paper_budget_reading,
