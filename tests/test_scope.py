@@ -207,5 +207,6 @@ def test_the_papers_table_lists_each_item_under_its_status(fake):
     lei = next(line for line in text.splitlines() if line.startswith("| Lei"))
     # Table 2: 2 of its 4 numbers re-score shipped scores on real data, 1 only on the stand-in, 1 has no record;
     # Table 10 only synthetic records; the figures nothing
-    assert lei.split(" | ")[2:] == ["—", "Table 2 (2 of 4)", "—", "Tables 2 (1 of 4), 10", "Table 2 (1 of 4), Figures 3, 4, 5",
+    assert lei.split(" | ")[2:] == ["—", "Table 2 (2 of 4)", "—", "Tables 2 (1 of 4), 10",
+                                    "Table 2 (1 of 4), Figures 3, 4, 5",
                                     "[lei2016](results/13_report/lei2016.md) |"]

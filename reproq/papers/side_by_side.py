@@ -21,7 +21,9 @@ every encoder against one reference encoder the notebook names (its ``REFERENCE`
 every encoder. No other pair is compared: a pair picked after the run (the best against the worst of 21) is not a
 test. A row whose seeds mostly kept their last epoch says so (*budget-truncated*): its number measures how far the
 encoder got in the budget, not where it would end. A verdict whose interval has an edge within the cross-machine
-spread of the notebook's records (``reproq machines``) says *machine-sensitive* instead of standing alone. Beside the encoders: the floors of the same split and the external anchor
+spread of the notebook's records (``reproq machines``) says *machine-sensitive* instead of standing alone.
+
+Beside the encoders: the floors of the same split and the external anchor
 (all-MiniLM-L6-v2 zero-shot). BOW-CNN is not a row: it is a similarity (a learned per-word weight on two count vectors
 and a cosine, beside the cosine of two convolutions), not a sequence encoder whose states the pointwise head can
 pool; its convolutional half is the CNN row.
@@ -103,7 +105,8 @@ def table(records: Sequence[Record], metric: str = "MAP", reference: str | None 
     questions and the seeds (:func:`reproq.results.paired.bootstrap_interval` of the seeds × questions table), how
     many seeds kept their last epoch, and, for a trained encoder, the declared comparisons (module docstring): its
     difference from the best floor of the same evaluation and from ``reference``, paired by question and seed, with
-    the interval and the Holm-corrected verdict of each family (*machine-sensitive* within ``spread``: :func:`_family`)."""
+    the interval and the Holm-corrected verdict of each family (*machine-sensitive* within ``spread``:
+    :func:`_family`)."""
     rows = []
     for (dataset, split), group in _by_evaluation(records, metric):
         means = {m: np.mean([r.value for r in rs]) for m, rs in group.items()}

@@ -12,7 +12,8 @@ reading cells, whose words come from the tests themselves) and accepts it when
   *confirmed*, *contradicted*: the readings it points to carry the numbers), reports what a paper says (*the
   paper*, *et al.*, *claims*, its authors' names), which the report tests apart, or asks (*whether*).
 
-Each clause a semicolon parts is judged on its own, but in a sentence that opens on a paper's claim. A method that *beats its start* (a trained model against its own untrained state) compares no two methods.
+Each clause a semicolon parts is judged on its own, but in a sentence that opens on a paper's claim. A method that
+*beats its start* (a trained model against its own untrained state) compares no two methods.
 
 Its limits, said plainly: it reads words, not meaning. A comparison made without any of these words (*CTRN is
 better*) passes unseen, and a sentence that says *shown* of another comparison than its own passes too; what it

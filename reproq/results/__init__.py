@@ -14,5 +14,5 @@ from reproq.results.outputs import Outputs, banner
 from reproq.results.tables import compare, format_table, paper_layout, paper_numbers, paper_value, side_by_side
 
 __all__ = ["KEYS", "Difference", "Outputs", "Provenance", "Record", "banner", "claim", "code_version", "compare",
-           "difference_of_differences", "format_table", "paired_difference", "paper_layout", "paper_numbers", "paper_value", "records_frame",
-           "run_records", "side_by_side", "summarize"]
+           "difference_of_differences", "format_table", "paired_difference", "paper_layout", "paper_numbers",
+           "paper_value", "records_frame", "run_records", "side_by_side", "summarize"]
