@@ -17,9 +17,9 @@
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
-                                                the verdict counts into README.md, one page per paper into
-                                                results/13_report/<paper>.md, the notebooks' reading cells
-                                                and a screenshot (Chromium) into figures/report/
+                                                the verdict counts and the findings into README.md, one page per
+                                                paper into results/13_report/<paper>.md, the notebooks' reading
+                                                cells and a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
     reproq labs --autograde LAB NOTEBOOK [--student ID]
@@ -170,7 +170,7 @@ def _scope(args) -> int:
 
     table = scope.scope_table()
     tables = {"papers": scope.papers_markdown(table), "scope": scope.scope_markdown(table, scope.beyond_the_papers()),
-              "cost": scope.cost_markdown()}
+              "cost": scope.cost_markdown(), "threads": scope.threads_markdown()}
     for block, markdown in tables.items():
         if not args.write:
             print(markdown)
@@ -195,6 +195,9 @@ def _report(args) -> int:
         if scope.update_readme(paths.ROOT / "README.md", verdicts.counts_markdown(built.counts, built.claims, built.rows),
                                block="verdicts"):
             print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
+        findings = readings.findings_markdown(built.results_dir)
+        if scope.update_readme(paths.ROOT / "README.md", findings, block="findings"):
+            print(f"updated the findings in {paths.ROOT / 'README.md'}")
         for written in pages.write_pages(built, results.Outputs("13_report", profile="cpu")):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
         for notebook in batch.notebooks():
@@ -329,8 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_argument("--out", default=None, metavar="DIR",
                                 help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
-                                help="also the verdict counts into README.md, the papers' pages into results/13_report/ "
-                                     "and a screenshot into figures/report/")
+                                help="also the verdict counts and the findings into README.md, the papers' pages into "
+                                     "results/13_report/ and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
 
     machines_command = commands.add_parser("machines", help="how far the same seeds move on another machine: "

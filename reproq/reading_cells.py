@@ -9,6 +9,7 @@ helpers, importing nothing of reproq, so that both can use them.
 from __future__ import annotations
 
 KEY = "reading"
+BESIDE_THE_PAPER = "beside:"  # a reading "beside:<results file stem>": that file's numbers beside the paper's
 
 
 def reading_of(cell: dict) -> str | None:

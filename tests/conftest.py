@@ -7,6 +7,7 @@ the mirror is part of the contract and a missing file fails the test instead.
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -47,3 +48,18 @@ def notebook_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
     (tmp_path / "notebooks").mkdir()
     return tmp_path / "notebooks"
+
+
+def _shift(path, value: float, **where) -> None:
+    """Add ``value`` to the value of every record of the jsonl ``path`` whose fields match ``where``."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for r in lines:
+        if all(r[k] == v for k, v in where.items()):
+            r["value"] += value
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines))
+
+
+@pytest.fixture
+def shift():
+    """``shift(path, value, **where)``: a record file's matching values moved, to see a reading's words follow."""
+    return _shift

@@ -17,6 +17,20 @@ def test_every_typed_number_of_the_readme_and_the_notebooks_is_in_the_records():
         "\n".join(f"  {t.where}: {t.text}   | {t.line[:120]}" for t in missing)
 
 
+def test_no_typed_decimal_describes_a_result_of_this_study():
+    """Issue 41's count of typed result decimals (203 when counted): the study's numbers are generated; a decimal
+    typed into the README or a notebook's Markdown is one the papers print, exactly as printed."""
+    typed = prose.typed_results()
+    print(f"typed decimals describing this study's results: {len(typed)}")
+    assert not typed, "typed result decimals (generate them: a reading, a README block):\n" + \
+        "\n".join(f"  {t.where}: {t.text}   | {t.line[:120]}" for t in typed)
+
+
+def test_a_typed_result_is_counted_and_a_quoted_paper_number_is_not(copy):
+    plant(copy, "04_trecqa_ctrn", "CTRN on TRAIN reaches 0.757 MAP, the paper's 0.7582.")
+    assert [t.text for t in prose.typed_results(copy)] == ["0.757"]
+
+
 @pytest.fixture
 def copy(tmp_path):
     """A copy of the README, the notebooks and the committed results, to plant numbers in."""

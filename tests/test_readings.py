@@ -73,3 +73,18 @@ def test_a_notebook_whose_readings_alone_changed_is_not_a_code_change():
     code = next(c for c in now["cells"] if c["cell_type"] == "code")
     code["source"] = code["source"] + ["\nprint('a changed line of code')"]
     assert not readings_only(now, before)
+
+
+def test_the_readmes_findings_are_what_the_committed_records_give():
+    """The README's "What we have found so far" is the generated ``findings`` block, every finding's reading current."""
+    text = (paths.ROOT / "README.md").read_text()
+    block = text.split("<!-- findings:start -->\n", 1)[1].split("<!-- findings:end -->", 1)[0]
+    assert block.strip() == readings.findings_markdown(paths.ROOT / "results").strip(), \
+        "the README's findings are stale: run `reproq report --write`"
+
+
+def test_a_changed_record_changes_a_finding(tmp_path, shift):
+    shutil.copytree(paths.ROOT / "results", tmp_path / "results")
+    before = readings.findings_markdown(tmp_path / "results")
+    shift(tmp_path / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl", 0.05, method="QRNN", metric="MAP")
+    assert readings.findings_markdown(tmp_path / "results") != before

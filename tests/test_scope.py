@@ -210,3 +210,17 @@ def test_the_papers_table_lists_each_item_under_its_status(fake):
     assert lei.split(" | ")[2:] == ["—", "Table 2 (2 of 4)", "—", "Tables 2 (1 of 4), 10",
                                     "Table 2 (1 of 4), Figures 3, 4, 5",
                                     "[lei2016](results/13_report/lei2016.md) |"]
+
+
+def _block(text: str, name: str) -> str:
+    return text.split(f"<!-- {name}:start -->\n", 1)[1].split(f"<!-- {name}:end -->", 1)[0]
+
+
+def test_the_readmes_threads_block_is_the_benchmarks_file(tmp_path):
+    """The README's thread ratios come from ``reproq bench threads``'s file; another measurement changes them."""
+    assert _block((paths.ROOT / "README.md").read_text(), "threads") == scope.threads_markdown(), \
+        "run `reproq scope --write`"
+    bench = json.loads((paths.ROOT / "results" / "bench" / "threads_1thread.json").read_text())
+    bench["rows"][1]["seconds_per_step"] *= 2
+    (tmp_path / "threads_1thread.json").write_text(json.dumps(bench))
+    assert scope.threads_markdown(tmp_path / "threads_1thread.json") != scope.threads_markdown()

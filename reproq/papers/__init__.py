@@ -11,7 +11,8 @@ data under one protocol.
 
 Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
 its configurations at a profile's scale, its tables' builders and its figures' numbers, and the readings its
-notebooks' committed Markdown is generated from (``READINGS``, :mod:`reproq.report.readings`); the figures are drawn
+notebooks' committed Markdown is generated from (``READINGS``, :mod:`reproq.report.readings`) and the README's
+findings that read them (``FINDINGS``); the figures are drawn
 in :mod:`reproq.figures`, one module per paper as here, outside the code a checkpoint is bound to; what several papers
 share (batches, evaluation, training runs) stays in the task packages.
 """
@@ -19,12 +20,20 @@ share (batches, evaluation, training runs) stays in the task packages.
 from __future__ import annotations
 
 from reproq.papers import dossantos2015, lei2016, rankine2016, side_by_side, smolyakov2017, tay2018
-from reproq.papers.paper import Claim, Paper
+from reproq.papers.paper import Claim, Finding, Paper
+from reproq.reading_cells import BESIDE_THE_PAPER
 
 MODULES = (lei2016, tay2018, dossantos2015, smolyakov2017, rankine2016)
 PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in MODULES}
 # "<paper>.<name>" -> reading(records of a notebook's results folder, the folder) -> Markdown (reproq.report.readings)
-READINGS = {f"{key}.{name}": reading for key, module in [*((m.PAPER.key, m) for m in MODULES), ("side_by_side", side_by_side)]
+_KEYED = [*((m.PAPER.key, m) for m in MODULES), ("side_by_side", side_by_side)]  # the modules that have readings
+READINGS = {f"{key}.{name}": reading for key, module in _KEYED
             for name, reading in getattr(module, "READINGS", {}).items()}
+# the README's findings, in the order of their results folders (the notebooks' order): (finding, the name of its
+# reading: "<paper>.<reading>", or "beside:<file>")
+FINDINGS: list[tuple[Finding, str]] = sorted(
+    ((f, f.reading if f.reading.startswith(BESIDE_THE_PAPER) else f"{key}.{f.reading}")
+     for key, module in _KEYED for f in getattr(module, "FINDINGS", ())),
+    key=lambda pair: pair[0].folder)
 
-__all__ = ["MODULES", "PAPERS", "READINGS", "Claim", "Paper"]
+__all__ = ["FINDINGS", "MODULES", "PAPERS", "READINGS", "Claim", "Finding", "Paper"]

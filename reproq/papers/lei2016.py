@@ -4,23 +4,28 @@ Convolutions*. NAACL 2016 (seed ``000_1eb555c2ca15b20a.txt``).
 Here: the paper's configurations at a profile's scale (:func:`lei_grid`: §6's grid at Table 3's sizes), Table 3's
 parameter counts, the gate figures' records (Figure 5; :mod:`reproq.question_retrieval.gates` reads the gates) and the
 pre-training figure's (Figure 3) with the "does pre-training help" table; :mod:`reproq.figures.lei2016` draws
-Figures 3–5.
+Figures 3–5. The committed words of notebooks 00, 03, 07 and 08 (``READINGS``, :mod:`reproq.report.readings`) and the
+README's findings of notebooks 00–03, 07, 08 and the encoder benchmark (``FINDINGS``) are written here too.
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from reproq.models import build_encoder, count_parameters, encoder_config
 from reproq.models.question import QuestionEncoderConfig
-from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, SIZE, Claim, Paper
+from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, SIZE, Claim, Finding, Paper
+from reproq.papers.wording import on_data
 from reproq.profiles import QuestionRetrieval, scaled
 from reproq.question_retrieval.inputs import PretrainConfig, TrainConfig
-from reproq.results import Provenance, Record, paired_difference
+from reproq.results import Difference, Provenance, Record, claim, paired_difference, paper_numbers, summarize
 
 ASKUBUNTU = ("the AskUbuntu corpus is not reachable here: the synthetic stand-in (the same notebook runs on the real "
              "data for a user who has it)")
@@ -58,6 +63,7 @@ TABLE3_HIDDEN = {name: encoder_config(name).hidden_dim for name in LEI_ENCODERS}
 
 TABLE3_WIDTH = {"cnn": encoder_config("cnn").width, "rcnn": encoder_config("rcnn").order}  # n: the configs' defaults
 
+
 def lei_grid(p: QuestionRetrieval, encoder: str, *, pooling: str, fields: str = "title+body",
              epochs: int | None = None, pretrain: bool = False) -> list[TrainConfig]:
     """Lei et al.'s configurations of ``encoder`` for one pooling and fields setting: the profile's grid,
@@ -83,6 +89,7 @@ METHOD_NAMES = {"cnn": "CNN", "lstm": "LSTM", "gru": "GRU", "rcnn": "RCNN"}
 
 ARCHITECTURE = {"architecture": "200-d word vectors"}  # what the parameter counts depend on: no data
 
+
 def table3_records() -> list[Record]:
     """Lei et al. Table 3 — hidden size, parameter count and filter width — counted on the modules built at
     the paper's sizes (the encoder configs' defaults; 200-d inputs; word vectors fixed, so not counted)."""
@@ -95,6 +102,7 @@ def table3_records() -> list[Record]:
             split="-", method=METHOD_NAMES[name], variant="one bias per gate", config=asdict(encoder.config))
     return records
 
+
 def decay_records(provenance: Provenance, positions: Mapping[str, pd.DataFrame], *, method: str,
                   seeds: Sequence[int]) -> list[Record]:
     """Lei et al. Figure 5 as records: per field and word position, the mean and the max over the dimensions of
@@ -105,6 +113,7 @@ def decay_records(provenance: Provenance, positions: Mapping[str, pd.DataFrame],
                                              method=method, setting=f"field={field}",
                                              variant=f"position {int(row['position'])}", seeds=seeds)]
 
+
 def pretraining_curves(pretrained: Mapping[str, Sequence]) -> pd.DataFrame:
     """Lei et al. Figure 3's data: per model, seed and pre-training epoch (0: untrained), the held-out perplexity and
     the dev MRR (percent) of the untuned encoder's title states (``pretrained``: model -> its
@@ -113,6 +122,10 @@ def pretraining_curves(pretrained: Mapping[str, Sequence]) -> pd.DataFrame:
                           "heldout perplexity": h["heldout_perplexity"], "dev MRR (%)": h["dev_MRR"] * 100,
                           "kept": h["epoch"] == r.best_epoch}
                          for label, runs in pretrained.items() for r in runs for h in r.history])
+
+
+PRETRAINING_ONLY = " (pre-training only)"  # Figure 3's methods: "<model> (pre-training only)", as the paper's text
+
 
 def pretraining_records(pretrained: Mapping[str, Sequence], provenance: Provenance) -> list[Record]:
     """Lei et al. Figure 3's numbers at the epoch fine-tuning starts from, one record per model, seed and metric:
@@ -125,10 +138,11 @@ def pretraining_records(pretrained: Mapping[str, Sequence], provenance: Provenan
             for split, metric, value in (("heldout", "perplexity", kept["heldout_perplexity"]),
                                          ("dev", "MRR", kept["dev_MRR"])):
                 records += provenance.records({metric: value}, paper="lei2016", table="Figure 3", dataset="askubuntu",
-                                              split=split, method=f"{label} (pre-training only)", setting="-",
+                                              split=split, method=f"{label}{PRETRAINING_ONLY}", setting="-",
                                               seeds=(r.seed,), wall_time_s=r.seconds,
                                               config={"kept_epoch": r.best_epoch, "epochs": len(r.history) - 1})
     return records
+
 
 def pretraining_gain(records: Sequence[Record], models: Sequence[str], *, table: str,
                      metrics: Sequence[str] = ("MAP", "MRR")) -> pd.DataFrame:
@@ -156,3 +170,292 @@ def pretraining_gain(records: Sequence[Record], models: Sequence[str], *, table:
                                  "seeds": gap.n, "pre-training": "helps" if low > 0 else "hurts" if high < 0 else
                                  "no difference shown"})
     return pd.DataFrame(rows).round(2)
+
+
+# The committed words of notebooks 00, 03, 07 and 08 and the README's findings (reproq.report.readings): each reading
+# is given the records of a notebook's results folder and the folder.
+
+def _saved_table(folder: Path, name: str) -> tuple[pd.DataFrame | None, bool]:
+    """The table ``name`` a notebook saved in ``folder`` (``<name>.csv`` on real data, ``<name>__synthetic.csv`` on
+    the stand-in; the real one where both are there) and whether it is the stand-in's; ``(None, False)`` if none."""
+    for synthetic, path in enumerate((Path(folder) / f"{name}.csv", Path(folder) / f"{name}__synthetic.csv")):
+        if path.exists():
+            return pd.read_csv(path), bool(synthetic)
+    return None, False
+
+
+def _to(before: float, after: float, places: int) -> str:
+    """``"falls to <after>"``, ``"rises to <after>"`` or ``"stays at <after>"``, as the two read at ``places``
+    decimals."""
+    a, b = round(before, places), round(after, places)
+    return f"{'falls to' if b < a else 'rises to' if b > a else 'stays at'} {after:.{places}f}"
+
+
+UNTRAINED = "trained_vs_untrained"  # notebooks 02's and 03's table of MRR before training and at the kept epoch
+MAX_POOLING = "CNN max"  # notebook 03's label of Table 4's max-pooling CNN, and the start of its longer run's
+
+
+def _untrained(folder: Path) -> tuple[pd.DataFrame | None, str]:
+    """:func:`reproq.question_retrieval.summaries.trained_vs_untrained`'s table as the notebook saved it in
+    ``folder``, and the opening line of a reading of it."""
+    table, synthetic = _saved_table(folder, UNTRAINED)
+    if table is None:
+        return None, f"No `{UNTRAINED}` table in this folder."
+    seeds = " or ".join(map(str, sorted(set(table["seeds"]))))
+    return table, (f"{on_data(synthetic)}, `{UNTRAINED}.md`: MRR in percent untrained (epoch 0) and at the best dev "
+                   f"epoch, mean over {seeds} seeds, and the dev MRR's change seed by seed (the trained dev number is "
+                   "a maximum over epochs; the questions' values are not kept, so no interval and no verdict):")
+
+
+def _untrained_line(row: Mapping) -> str:
+    """One model of the trained-vs-untrained table: its MRRs untrained and trained, and the dev change."""
+    return (f"- {row['model']}: dev {row['untrained dev MRR']:.1f} untrained, {row['trained dev MRR']:.1f} trained "
+            f"({row['gain']:+.2f}; lowest seed {row['min gain over seeds']:+.2f}); test {row['untrained test MRR']:.1f}"
+            f", {row['trained test MRR']:.1f}; best dev epochs {row['best epochs']}")
+
+
+def untrained_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebooks 02's and 03's models against their own untrained state: every model's dev and test MRR untrained
+    and trained with the dev change (numbers, no verdict), then which model started lowest and which changed most."""
+    table, opening = _untrained(folder)
+    if table is None:
+        return opening
+    low, most = table.loc[table["untrained dev MRR"].idxmin()], table.loc[table["gain"].idxmax()]
+    return "\n".join([opening, "", *map(_untrained_line, table.to_dict("records")),
+                      f"\nLowest untrained dev MRR: {low['model']} ({low['untrained dev MRR']:.1f}); largest dev "
+                      f"change: {most['model']} ({most['gain']:+.2f})."])
+
+
+def max_pooling_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 03 in short, for the README: the max-pooling CNN untrained and trained, at the profile's epochs and in
+    its longer run, beside the range of the other models' dev changes (numbers, no verdict)."""
+    table, opening = _untrained(folder)
+    if table is None:
+        return opening
+    mine = table["model"].str.startswith(MAX_POOLING)
+    others = table[~mine]
+    lines = [opening, "", *map(_untrained_line, table[mine].to_dict("records"))]
+    if len(others):
+        lines.append(f"- The other {len(others)} models' dev changes: {others['gain'].min():+.2f} to "
+                     f"{others['gain'].max():+.2f} (lowest seed {others['min gain over seeds'].min():+.2f})")
+    return "\n".join(lines)
+
+
+KEY_PHRASE = "name"  # the stand-in's kind of a key phrase's words (reproq.synthetic.word_kinds)
+FIELDS = {"title": "titles", "body": "bodies"}  # a question's fields as the readings name them
+
+
+def gates_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 07's committed words: Figure 5's mean and max over the dimensions of 1 − λ_t at the first and the
+    last word position of titles and bodies; the stand-in's kinds of words ranked by their mean 1 − λ_t per model and
+    field, and which kind comes first; Figure 4's two models' dev and test MRR (their difference; one seed: no
+    interval, no verdict)."""
+    figure5 = [r for r in records if r.table == "Figure 5"]
+    seeds = sorted({s for r in records if r.table.startswith("Figure") for s in r.seeds})
+    lines = [f"{on_data(any(r.synthetic for r in figure5))}, seed {', '.join(map(str, seeds))}:", ""]
+    for (method, setting), group in pd.DataFrame([asdict(r) for r in figure5]).groupby(["method", "setting"],
+                                                                                      sort=False):
+        at = {(r["metric"], int(r["variant"].removeprefix("position "))): r["value"] for r in group.to_dict("records")}
+        last = max(position for _, position in at)
+        lines.append(f"- Figure 5, {method}, {FIELDS[setting.removeprefix('field=')]}, 1 − λ_t: " + "; ".join(
+            f"the {metric} {at[(metric, 1)]:.2f} at word 1, {_to(at[(metric, 1)], at[(metric, last)], 2)} "
+            f"at word {last}" for metric in ("mean over dimensions", "max over dimensions")) + ".")
+    kinds, _ = _saved_table(folder, "decay_by_word_kind")
+    if kinds is not None:
+        first = []
+        for (model, field), group in kinds.groupby(["model", "field"], sort=False):
+            ranked = group.sort_values("mean decay", ascending=False)
+            first.append(ranked["kind"].iat[0])
+            lines.append(f"- {model}, {FIELDS[field]}, mean 1 − λ_t per kind of word, highest first: "
+                         + ", ".join(f"{k} {v:.3f}" for k, v in zip(ranked["kind"], ranked["mean decay"])) + ".")
+        counts = Counter(first)
+        lines.append("- First (model × field): " + ", ".join(f"{kind} words in {n} of {len(first)}"
+                                                              for kind, n in counts.most_common())
+                     + f"; the key phrases' {KEY_PHRASE} words in {counts[KEY_PHRASE]} of {len(first)}.")
+    figure4 = [r for r in records if r.table == "Figure 4"]
+    full, *variants = dict.fromkeys(r.method for r in figure4)
+    for variant in variants:
+        mrr = {(r.method, r.split): 100 * r.value for r in figure4 if r.metric == "MRR"}
+        said = {split: claim(figure4, variant, full, metric="MRR", split=split) for split in ("dev", "test")}
+        lines.append("- Figure 4's models, MRR: " + "; ".join(
+            f"{split} {variant} {mrr[(variant, split)]:.1f}, {full} {mrr[(full, split)]:.1f}, difference "
+            f"{100 * c['delta']:+.1f}, {c['verdict']}" for split, c in said.items()) + ".")
+    return "\n".join(lines)
+
+
+PRETRAIN = "+pretrain"  # a model fine-tuned from its pre-trained encoder: "<model>+pretrain" (Tables 2 and 4)
+
+
+def _difference(d: Difference, a: str, b: str) -> str:
+    """A paired difference (:class:`reproq.results.Difference`) of fractions in points: ``a − b``, its 95 % interval,
+    what the interval resamples and what it shows."""
+    return (f"{100 * d.mean:+.2f} (95 % interval {100 * d.low:+.2f} to {100 * d.high:+.2f}, {d.over}: "
+            f"{d.verdict(a, b)})")
+
+
+def _perplexity_line(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 08's pre-training: held-out perplexity untrained and at the kept epoch per model, whether it fell after
+    every epoch of every seed (the notebook's ``pretrained_vs_untrained`` table) and which epoch is kept."""
+    before_after, _ = _saved_table(folder, "pretrained_vs_untrained")
+    figure3 = [r for r in records if r.table == "Figure 3" and r.metric == "perplexity"]
+    if before_after is None or not figure3:
+        return ""
+    kept = summarize(figure3).set_index("method")
+    before_after = before_after.set_index("model")
+    fell = before_after["perplexity fell every epoch"]
+    epochs = {r.config["epochs"] for r in figure3}
+    kept_epochs = (f"every run keeps its last epoch ({epochs.pop()})"
+                   if len(epochs) == 1 and all(r.config["kept_epoch"] == r.config["epochs"] for r in figure3) else
+                   "kept epochs " + ", ".join(f"{r.method.removesuffix(PRETRAINING_ONLY)} seed {r.seeds[0]}: "
+                                              f"{r.config['kept_epoch']} of {r.config['epochs']}" for r in figure3))
+    return ("- Held-out perplexity, untrained → the kept epoch (mean ± sd over the seeds): " + ", ".join(
+        f"{model} {before_after.at[model, 'heldout perplexity untrained']:,.0f} → {row['mean']:,.0f} ± "
+        f"{row['std']:.0f}" for model, row in ((m.removesuffix(PRETRAINING_ONLY), row) for m, row in kept.iterrows()))
+        + "; lower after every epoch of every seed: " + (", ".join(fell.index[fell]) or "none")
+        + ("" if fell.all() else f" (not: {', '.join(fell.index[~fell])})") + f"; {kept_epochs}.")
+
+
+def _figure3_lines(records: Sequence[Record], folder: Path) -> list[str]:
+    """Figure 3's dev MRR of each model's untuned title states untrained, after the first epoch and at the kept epoch
+    (the notebook's ``pretraining_curves`` table and the records), with kept − untrained paired by seed."""
+    curves, _ = _saved_table(folder, "pretraining_curves")
+    figure3 = [r for r in records if r.table == "Figure 3" and r.metric == "MRR"]
+    if curves is None or not figure3:
+        return []
+    kept = summarize(figure3).set_index("method")
+    untrained = [Record(PAPER.key, "Figure 3", "askubuntu", "dev", f"{row['model']} (untrained)", "-", "MRR",
+                        row["dev MRR (%)"] / 100, seeds=(int(row["seed"]),))
+                 for row in curves[curves["epoch"] == 0].to_dict("records")]
+    lines = []
+    for model, group in curves.groupby("model", sort=False):
+        at = group.groupby("epoch")["dev MRR (%)"].mean()
+        mine = kept.loc[model + PRETRAINING_ONLY]
+        d = paired_difference(figure3 + untrained, model + PRETRAINING_ONLY, f"{model} (untrained)", metric="MRR")
+        lines.append(f"- Figure 3, {model}, dev MRR of the untuned title states: {at[0]:.1f} untrained, "
+                     f"{_to(at[0], at[1], 1)} after epoch 1, {_to(at[1], 100 * mine['mean'], 1)} ± "
+                     f"{100 * mine['std']:.1f} at the kept epoch; kept − untrained "
+                     f"{_difference(d, 'kept', 'untrained')}.")
+    return lines
+
+
+def _gain_lines(records: Sequence[Record], metrics: Sequence[str]) -> list[str]:
+    """Each pre-trained model of Table 2 fine-tuned against the same from scratch (:func:`pretraining_gain`): per
+    split and metric, from scratch → pre-trained, the difference and its interval, and what the interval shows."""
+    models = [m.removesuffix(PRETRAIN) for m in dict.fromkeys(r.method for r in records if r.table == "Table 2")
+              if m.endswith(PRETRAIN)]
+    if not models:
+        return []
+    gain = pretraining_gain(records, models, table="Table 2", metrics=metrics)
+    seeds = " or ".join(map(str, sorted(set(gain["seeds"]))))
+    return [f"- Fine-tuned from scratch → from the pre-trained encoder, the same seeds and budget (percent; the "
+            f"difference paired by seed, its 95 % t interval over {seeds} seeds, and what it shows):"] + [
+        f"  - {model} ({setting.removeprefix('pooling=')} pooling): " + "; ".join(
+            f"{r['split']} {r['metric']} {r['from scratch']:.1f} → {r['+ pre-train']:.1f}, {r['difference']:+.2f} "
+            f"({r['95% low']:+.2f} to {r['95% high']:+.2f}: {r['pre-training']})" for r in group.to_dict("records"))
+        + "." for (model, setting), group in gain.groupby(["model", "setting"], sort=False)]
+
+
+def _best_row_line(records: Sequence[Record]) -> str:
+    """The paper's best row of Table 2 by MRR (among those run here) against our strongest other row, per split,
+    paired by seed (:func:`paired_difference`)."""
+    table2 = [r for r in records if r.table == "Table 2" and r.metric == "MRR"]
+    ours = summarize(table2)
+    theirs = paper_numbers(PAPER.key, "Table 2").query("metric == 'MRR'")
+    parts = []
+    for split, group in ours.groupby("split", sort=False):
+        printed = theirs[(theirs.split == split) & theirs.method.isin(group.method)]
+        if printed.empty or len(group) < 2:
+            continue
+        best = printed.sort_values("value")["method"].iat[-1]
+        other = group[group.method != best].sort_values("mean").iloc[-1]
+        d = paired_difference(table2, best, other["method"], metric="MRR", split=split)
+        mean = group.set_index("method")["mean"]
+        parts.append(f"{split} {best} {100 * mean[best]:.1f}, {other['method']} {100 * other['mean']:.1f}: "
+                     + _difference(d, best, other["method"]))
+    return ("- The paper's best row of Table 2 (by its MRR) against our strongest other row: " + "; ".join(parts)
+            + ".") if parts else ""
+
+
+def _pretraining_opening(records: Sequence[Record]) -> str:
+    """The opening line of notebook 08's readings: which data and seeds."""
+    mine = [r for r in records if r.table in ("Figure 3", "Table 2")]
+    seeds = sorted({s for r in mine for s in r.seeds})
+    return f"{on_data(any(r.synthetic for r in mine))}, seeds {', '.join(map(str, seeds))}:\n"
+
+
+def pretraining_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 08's committed words: pre-training's perplexity (:func:`_perplexity_line`) and Figure 3's dev MRR
+    (:func:`_figure3_lines`), fine-tuning from the pre-trained encoder against from scratch on dev and test MAP and
+    MRR (:func:`_gain_lines`), and the paper's best row of Table 2 against our strongest other
+    (:func:`_best_row_line`)."""
+    return "\n".join(line for line in [_pretraining_opening(records), _perplexity_line(records, folder),
+                                        *_figure3_lines(records, folder), *_gain_lines(records, ("MAP", "MRR")),
+                                        _best_row_line(records)] if line)
+
+
+def pretraining_summary(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 08 in short, for the README: :func:`pretraining_reading` with fine-tuning's MRR only and without the
+    best row's comparison."""
+    return "\n".join(line for line in [_pretraining_opening(records), _perplexity_line(records, folder),
+                                        *_figure3_lines(records, folder), *_gain_lines(records, ("MRR",))] if line)
+
+
+BENCH_MODELS = {"RCNN fast path": "rcnn", "our GRU": "gru"}  # the encoders the README's "Speed" sets beside nn.LSTM
+
+
+def speed_reading(records: Sequence[Record], folder: Path) -> str:
+    """The README's "Speed", from the encoder benchmarks in ``folder`` (``results/bench``, :mod:`reproq.bench.encoders`;
+    no records): per file (thread count), the RCNN fast path's and our GRU's forward + backward throughput as a ratio
+    to ``torch.nn.LSTM``'s — the median of the round-by-round ratios, their range beside — and the machine, load and
+    code version the file records."""
+    lines = []
+    for path in sorted(Path(folder).glob("encoders_*thread.json")):
+        bench = json.loads(path.read_text())
+        rows = {row["model"]: row for row in bench["rows"]}
+        ratios = [(label, rows[f"{name} d={TABLE3_HIDDEN[name]} (ours)"]) for label, name in BENCH_MODELS.items()]
+        lines.append(f"- {bench['threads']} thread(s) (`{path.name}`): " + "; ".join(
+            f"{label} {row['relative_to_torch_lstm']:.2f}× (rounds {row['ratio_lowest']:.2f}–"
+            f"{row['ratio_highest']:.2f})" for label, row in ratios)
+            + f"; {bench['cpu']} ({bench['cpu_capability']}), torch {bench['torch']}, load average "
+            f"{bench['load_average_before'][0]:.2f} before and {bench['load_average_after'][0]:.2f} after "
+            f"({bench['load_warning'] or 'no load warning'}), code {bench['code_version']}.")
+    if not lines:
+        return "No encoder benchmark in this folder."
+    return ("Forward + backward throughput as a ratio to `torch.nn.LSTM`'s (the median of the round-by-round ratios "
+            "of interleaved repeats, every model under the allocator conditions the file records):\n\n"
+            + "\n".join(lines))
+
+
+READINGS = {  # notebooks 00's, 03's, 07's and 08's committed words and the README's findings (reproq.report.readings)
+    "trained_vs_untrained": untrained_reading,
+    "max_pooling": max_pooling_reading,
+    "gates": gates_reading,
+    "pretraining": pretraining_reading,
+    "pretraining_summary": pretraining_summary,
+    "speed": speed_reading,
+}
+
+FINDINGS = (  # the README's "What we have found so far" (reproq.report.readings.findings_markdown)
+    Finding("00_datasets", "Lei et al. Table 1, AskUbuntu's dev and test sets (notebook 00, the real `dev.txt` and "
+            "`test.txt`): queries, annotated pairs and mean positives per query (data statistics)",
+            "beside:lei2016_table1_eval_sets"),
+    Finding("01_lexical_baselines", "Lei et al. Table 2, BM25 row: the Lucene scores shipped in AskUbuntu's "
+            "`dev.txt`/`test.txt`, re-scored (notebook 01; an evaluation of given outputs, not a run of BM25 here)",
+            "beside:lei2016_table2_bm25"),
+    Finding("02_lei_neural_encoders", "Lei et al. Table 3 parameter counts of the built models (notebook 02; model "
+            "sizes, not results; the hidden sizes and widths are copied from the paper into the configs)",
+            "beside:lei2016_table3"),
+    Finding("02_lei_neural_encoders", "Lei et al. Table 2's encoders against their own untrained state, on the "
+            "synthetic stand-in (notebook 02; a pipeline check, never a reproduction)", "trained_vs_untrained"),
+    Finding("03_pooling_body_smolyakov", "Lei et al. Table 4's max-pooling CNN against its untrained state, at the "
+            "profile's epochs and in a longer run, on the synthetic stand-in (notebook 03; a pipeline check, never "
+            "a reproduction)", "max_pooling"),
+    Finding("07_lei_gates", "Lei et al. Figures 4 and 5, the RCNN's gate 1 − λ_t, on the synthetic stand-in with key "
+            "phrases (notebook 07; a pipeline and mechanism check, never a reproduction)", "gates"),
+    Finding("08_lei_pretraining", 'Lei et al. pre-training (§4.2, Figure 3, Table 2 "+ pre-train"), on the synthetic '
+            "stand-in with key phrases (notebook 08; a pipeline and mechanism check, never a reproduction)",
+            "pretraining_summary"),
+    Finding("bench", "Speed: the RCNN fast path (its steps in C++, `reproq/models/rcnn_kernel.cpp`) and our GRU "
+            "against `torch.nn.LSTM`, forward + backward at Lei et al.'s Table 3 sizes (`reproq bench encoders`)",
+            "speed"),
+)

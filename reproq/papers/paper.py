@@ -5,6 +5,7 @@ kind of number each of its numbers is, and why some of them run on a stand-in or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # What a number of a paper is, and so what a verdict on it can say (the report's counts are kept by kind, in this
 # order: DESIGN.md "Verdicts and what they judge").
@@ -15,6 +16,17 @@ SIZE = "model size"  # a parameter count of the built model
 CONFIGURATION = "configuration"  # a setting the paper states and ours copies: shown "as the paper", never judged
 QUOTED = "quoted from another paper"  # a baseline the paper copies from elsewhere: not this paper's run
 KINDS = (RESULT, GIVEN, DATA, SIZE, CONFIGURATION, QUOTED)
+
+
+class Finding(NamedTuple):
+    """A bullet of the README's "What we have found so far" (``reproq report --write``): its lead words, typed and
+    holding no result number, and the reading that writes the numbers, given the records of ``results/<folder>/``:
+    one of its module's ``READINGS``, or ``"beside:<file>"``, the numbers of the results file ``<file>`` beside the
+    paper's with the report's verdicts (:func:`reproq.report.readings.beside_the_paper`)."""
+
+    folder: str  # "08_lei_pretraining", or "bench"
+    lead: str
+    reading: str
 
 
 @dataclass(frozen=True)

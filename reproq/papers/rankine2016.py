@@ -1,7 +1,8 @@
 """Rankine. *Question Retrieval*. Harvard CS287 project, 2016 (seed ``004_afb19b87d6db3268.txt``; no figures).
 
 Here: Table 1's networks at a profile's scale and his learning-rate grid (:func:`rankine_configs`,
-:func:`rankine_grid`), and whether the learned word weights become an IDF (:func:`word_weights_against_idf`).
+:func:`rankine_grid`), and whether the learned word weights become an IDF (:func:`word_weights_against_idf`);
+notebook 11's committed words (``READINGS``) and its finding (``FINDINGS``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from scipy.stats import spearmanr
 
 from reproq.models.question import QuestionEncoderConfig
 from reproq.papers.lei2016 import ASKUBUNTU
-from reproq.papers.paper import Claim, Paper
+from reproq.papers.paper import Claim, Finding, Paper
+from reproq.papers.wording import listed, versus
 from reproq.profiles import Rankine, scaled
 from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig
-from reproq.results import Record, summarize
+from reproq.results import Record, paper_numbers, summarize
 
 PAPER = Paper(
     key="rankine2016", short="Rankine 2016",
@@ -38,6 +40,7 @@ PAPER = Paper(
 def rankine_grid(r: Rankine) -> dict[str, list[TrainConfig]]:
     """:func:`rankine_configs` with each of the profile's learning rates (his §6.3 grid; dev MRR chooses)."""
     return {name: [replace(config, lr=lr) for lr in r.lrs] for name, config in rankine_configs(r).items()}
+
 
 def rankine_configs(r: Rankine) -> dict[str, TrainConfig]:
     """Rankine's Table 1 networks (§3.2, §4, §5.1, §6.3), keyed by his row names, at the profile's scale and budget.
@@ -83,18 +86,78 @@ def word_weights_against_idf(model, data: RetrievalInputs) -> dict[str, float]:
             "weight max": float(learned[used].max())}
 
 
-def table1_reading(records: Sequence[Record], folder: Path) -> str:
-    """Notebook 11's committed words: dev MRR per row of Table 1 as we train it, and the word weights against IDF."""
-    dev = summarize([r for r in records if r.split == "dev" and r.metric == "MRR"])
-    lines = [f"- {r.method}{f' ({r.variant})' if r.variant else ''}: dev MRR {100 * r.mean:.1f}"
-             for r in dev.itertuples(index=False)]
+def _dev_mrr(records: Sequence[Record]) -> list[str]:
+    """Each row of Table 1 as trained here, ``"<method> (<variant>) <dev MRR>"`` in percent (mean over the seeds),
+    with his Table 1's dev MRR beside where he prints the method."""
+    his = paper_numbers("rankine2016", "Table 1").query("metric == 'MRR'").set_index("method")["value"]
+    dev = summarize([r for r in records if r.table == "Table 1" and r.split == "dev" and r.metric == "MRR"])
+    return [f"{r.method}{f' ({r.variant})' if r.variant else ''} {100 * r.mean:.1f}"
+            + (f" (his {100 * his[r.method]:.1f})" if r.method in his.index else "") for r in dev.itertuples()]
+
+
+GRU, CNN, GATED = "GRU (d=280, last state)", "CNN (d=700, k=3, mean pooling)", "GRU (d=280, last state), MLP-gated β"
+# the comparisons the notebook's words make, beside his claim (PAPER.claims): (a, b), "a over b" on dev MRR
+COMPARISONS = (("Weighted CBOW (MLP)", "CBOW"), ("Weighted CBOW (MLP)", "TF-IDF (title)"), (GATED, GRU), (GRU, CNN))
+
+
+def _paired(records: Sequence[Record]) -> list[str]:
+    """His claim (CBOW over weighted CBOW, :data:`PAPER`'s) and :data:`COMPARISONS`, each paired by seed on dev MRR
+    (:func:`reproq.papers.wording.versus`); TF-IDF (title), trained on nothing, pairs with every seed."""
+    titles = [replace(r, method=f"{r.method} ({r.variant})") if r.method == "TF-IDF" else r for r in records
+              if r.method != "TF-IDF" or r.variant == "title"]
+    (his,) = PAPER.claims
+    tested = versus(titles, his.a, his.b, metric=his.metric, **his.where)
+    return [tested and f"{tested}, his claim: {his.quote}"] + [versus(titles, a, b, metric="MRR", **his.where)
+                                                                for a, b in COMPARISONS]
+
+
+def _word_weights(folder: Path) -> str:
+    """Weighted CBOW's learned word weights against the IDF (``word_weights_vs_idf``): Spearman's ρ, its sign in
+    words, and the weights' range."""
     found = sorted(Path(folder).glob("word_weights_vs_idf*.csv"))
-    if found:
-        w = pd.read_csv(found[0]).iloc[0]
-        lines.append(f"\nLearned word weight against IDF (weighted CBOW, seed {int(w['seed'])}): Spearman ρ = "
-                     f"{w['spearman rho']:.2f} over {int(w['title words']):,} title words, the weights from "
-                     f"{w['weight min']:.2f} to {w['weight max']:.2f}.")
-    return "\n".join(lines)
+    if not found:
+        return ""
+    w = pd.read_csv(found[0]).iloc[0]
+    rho = w["spearman rho"]
+    sign = ("no ρ: the weights did not move" if rho != rho else "negative: the weights run against the IDF"
+            if rho < 0 else "positive: the weights run with the IDF" if rho > 0 else "none")
+    return (f"- Learned word weight against IDF (weighted CBOW, seed {int(w['seed'])}): Spearman ρ = {rho:.2f} "
+            f"({sign}) over {int(w['title words']):,} title words, the weights from {w['weight min']:.2f} to "
+            f"{w['weight max']:.2f}.")
 
 
-READINGS = {"table1": table1_reading}  # notebook 11's committed words (reproq.report.readings)
+def _betas(folder: Path) -> str:
+    """The learned β (the body's share of the score) of each network that learns one, per seed (``networks``)."""
+    found = sorted(Path(folder).glob("networks*.csv"))
+    if not found:
+        return ""
+    networks = pd.read_csv(found[0])
+    beta = networks["β (body's share)"]
+    one = networks.assign(beta=beta.astype(str))[beta != "per pair"]
+    return "- The learned β (the body's share of the score), per seed: " + "; ".join(
+        f"{name} {', '.join(group['beta'])}" for name, group in one.groupby("network", sort=False)) + "."
+
+
+def table1_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 11's committed words: dev MRR per row of Table 1 as we train it (his beside), his claim and the
+    notebook's comparisons paired by seed, the learned β, and the word weights against IDF."""
+    lines = [f"- {row}" for row in _dev_mrr(records)] + [f"- {said}." for said in _paired(records) if said]
+    return listed(records, PRINTED, [*lines, _betas(folder), _word_weights(folder)])
+
+
+def summary_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 11 in short, for the README's findings: every row's dev MRR on one line, the paired comparisons, the
+    word weights against IDF."""
+    return listed(records, PRINTED, ["- Dev MRR: " + "; ".join(_dev_mrr(records)) + ".",
+                                     "- Paired by seed: " + "; ".join(said for said in _paired(records) if said) + ".",
+                                     _word_weights(folder)])
+
+
+PRINTED = ("dev MRR in percent, means over the seeds (in brackets: the fields, or the learning rate dev chose; then "
+           "his Table 1's)")
+
+
+READINGS = {"table1": table1_reading,  # notebook 11's committed words (reproq.report.readings)
+            "summary": summary_reading}
+FINDINGS = (Finding(folder="11_rankine", reading="summary",
+                    lead="Rankine Table 1 (notebook 11), on the stand-in (never a reproduction)"),)

@@ -43,6 +43,7 @@ from reproq.answer_selection.inputs import AnswerInputs, prepare
 from reproq.answer_selection.run import run_grid
 from reproq.baselines.overlap import question_texts
 from reproq.data.qa_datasets import load_splits
+from reproq.papers.paper import Finding
 from reproq.papers.tay2018 import Choice, anchor_against, anchor_reading, tay_configs
 from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, run_records
@@ -237,3 +238,7 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
 
 NAMES = {"trecqa": "TrecQA raw", "qatarliving": "QatarLiving", "wikiqa": "WikiQA"}
 READINGS = {"table": reading}
+FINDINGS = (Finding("12_encoders_side_by_side", "Every encoder of the study side by side on the answer-ranking data "
+                    "(notebook 12, beyond the papers: each encoder in Tay et al.'s pointwise head, the `cpu` budget; "
+                    "three families of comparisons declared before the run, paired by question and seed, "
+                    "Holm-corrected)", "table"),)

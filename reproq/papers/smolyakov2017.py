@@ -4,7 +4,8 @@
 Here: the paper's in-domain and adaptation configurations at a profile's scale (:func:`smolyakov_config`,
 :func:`adaptation_config`), Table 6's parameter counts, and Table 7 and the numbers behind Figures 8–15 from the
 adaptation runs (:mod:`reproq.question_retrieval.adaptation`) and scores (:mod:`reproq.figures.smolyakov2017` draws
-the figures). Every AUC is pooled over all (query, candidate) pairs of the Android split: Table 7 reports the course
+the figures), and notebook 09's readings of them (:func:`table7_reading`; :func:`summary_reading`, the README's
+finding). Every AUC is pooled over all (query, candidate) pairs of the Android split: Table 7 reports the course
 meter's AUC and AUC(0.05) (``reproq.metrics.auc_score``), scikit-learn's McClish-standardised AUC(0.05) beside it
 under its own name.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,11 +23,12 @@ from reproq import metrics, profiles
 from reproq.models import build_encoder, count_parameters
 from reproq.models.question import QuestionEncoderConfig
 from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU
-from reproq.papers.paper import DATA, GIVEN, SIZE, Claim, Paper
+from reproq.papers.paper import DATA, GIVEN, SIZE, Claim, Finding, Paper
 from reproq.profiles import Adaptation, QuestionRetrieval, scaled
 from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import TrainConfig
-from reproq.results import Provenance, Record
+from reproq.results import Provenance, Record, paired_difference, paper_numbers, summarize
+from reproq.results.paired import t_interval
 from reproq.train.grid import RunResult
 
 PAPER = Paper(
@@ -71,6 +74,7 @@ SMOLYAKOV_LSTM_HIDDEN = 128  # Table 3: "Hidden size 128 x 2"
 
 SMOLYAKOV_TABLE4_FILTERS = 250  # Smolyakov & Srikant Table 4: "Kernel size [2-6] x 250" (1,250 output channels)
 
+
 def smolyakov_config(p: QuestionRetrieval, encoder: str) -> TrainConfig:
     """Smolyakov & Srikant's in-domain setting (§3.2, §6.1, Table 3).
 
@@ -97,6 +101,7 @@ def smolyakov_config(p: QuestionRetrieval, encoder: str) -> TrainConfig:
         idf_reweight=False, epochs=p.smolyakov_epochs, patience=p.smolyakov_epochs,
         max_train_queries=p.max_train_queries,
         question=QuestionEncoderConfig(pooling="mean", fields="title+body", normalize_states=False, dropout=0.0))
+
 
 def adaptation_config(p: QuestionRetrieval, a: Adaptation, encoder: str, *, adversarial: bool = False) -> TrainConfig:
     """Smolyakov & Srikant's Experiment 2 setting with the adaptation profile's budget: direct transfer on the
@@ -138,10 +143,12 @@ TABLE7 = dict(paper="smolyakov2017", table="Table 7", dataset="android", setting
 TFIDF_SOURCE = "fitted on AskUbuntu"
 TFIDF_IN_DOMAIN = PAPER.beside[0]  # fitted on Android itself: shown beside the paper, no verdict
 
+
 def auc_values(labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
     """The meter's AUC and AUC(0.05), and scikit-learn's McClish-standardised AUC(0.05)."""
     return {"AUC": metrics.auc_score(labels, scores), "AUC(0.05)": metrics.auc_score(labels, scores, max_fpr=0.05),
             "AUC(0.05), McClish": metrics.auc_score(labels, scores, max_fpr=0.05, variant="mcclish")}
+
 
 def table7_records(runs: Sequence[RunResult], provenance: Provenance, *, method: str, variant: str = "") -> list[Record]:
     """One record per run, Android split and AUC: dev (which chose the epoch) and test."""
@@ -150,6 +157,7 @@ def table7_records(runs: Sequence[RunResult], provenance: Provenance, *, method:
                                              seeds=(r.seed,), wall_time_s=r.seconds,
                                              config={"best_epoch": r.best_epoch, "n_parameters": r.n_parameters},
                                              **TABLE7)]
+
 
 def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tuple[np.ndarray, np.ndarray]]],
                    runs: Mapping[str, RunResult], in_domain: Mapping[str, RunResult],
@@ -182,6 +190,7 @@ def figure_records(provenance: Provenance, *, roc: Mapping[str, Mapping[str, tup
         records += provenance.records({"learning rate": config.learning_rate(epoch)}, table="Figure 9", split="train", method="Adam",
                                       setting=f"epoch={epoch}", paper="smolyakov2017", dataset="askubuntu")
     return records
+
 
 def ranking_table(methods: Mapping[str, tuple[Sequence, Sequence[np.ndarray]]]) -> pd.DataFrame:
     """Is a low pooled AUC the pooling's doing? Per method (``methods``: label -> (queries, score arrays)): the
@@ -220,3 +229,202 @@ def lambda_sweep(runs: Mapping[tuple[str, float], Sequence[tuple[object, RunResu
     by_name = {names[name]: lam for name, lam in chosen.items()}
     mean["chosen on dev"] = [lam == by_name[encoder] for encoder, lam in zip(mean["encoder"], mean["lambda"])]
     return mean, chosen
+
+
+# Table 7's Android test, the split its readings report (dev chose the epochs and λ)
+TABLE7_TEST = dict(table="Table 7", split="test")
+LEXICAL = ("TF-IDF", "BM25")  # Table 7's rows that learn nothing: every other row is a learned representation
+
+
+def _table(folder: Path, name: str) -> pd.DataFrame | None:
+    """The table ``name`` the notebook saved in ``folder`` (``<name>.csv``, or ``<name>__synthetic.csv`` on the
+    stand-in), or None where it saved none."""
+    found = sorted(Path(folder).glob(f"{name}*.csv"))
+    return pd.read_csv(found[0]) if found else None
+
+
+def _test_means(records: Sequence[Record]) -> pd.DataFrame:
+    """Table 7's Android test rows: mean over the seeds per (method, variant) and metric, with ``n``, the seeds."""
+    test = summarize([r for r in records if all(getattr(r, k) == v for k, v in TABLE7_TEST.items())])
+    means = test.pivot_table(index=["method", "variant"], columns="metric", values="mean", sort=False)
+    return means.join(test[test.metric == "AUC"].set_index(["method", "variant"])["n"])
+
+
+def _aucs(row) -> str:
+    return f"{row['AUC']:.3f} / {row['AUC(0.05)']:.3f}"
+
+
+def _theirs(metric: str) -> pd.Series:
+    """Smolyakov & Srikant's Table 7 ``metric`` per method."""
+    return paper_numbers("smolyakov2017").query("table == 'Table 7' and metric == @metric").set_index("method")["value"]
+
+
+def _paper(method: str) -> str:
+    """`` (paper AUC / AUC(0.05))`` of ``method`` in Smolyakov & Srikant's Table 7, or nothing where it has no row."""
+    auc, partial = _theirs("AUC"), _theirs("AUC(0.05)")
+    return f" (paper {auc[method]:.2f} / {partial[method]:.2f})" if method in auc.index else ""
+
+
+def _paired(records: Sequence[Record], a: str, b: str, metric: str = "AUC(0.05)") -> str:
+    """``a − b`` on ``metric`` over Android test, seed by seed, as a reading: Δ, its 95 % interval and what the
+    interval shows. ``records`` must hold one variant per method (TF-IDF: the source-fitted one)."""
+    d = paired_difference(records, a, b, metric=metric, **TABLE7_TEST)
+    if d.low != d.low:  # one run each: no spread to build an interval from
+        return f"{a} − {b} {metric} {d.mean:+.3f} (one run each: no interval)"
+    return f"{a} − {b} {metric} {d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}] ({d.over}): **{d.verdict(a, b)}**"
+
+
+def _head(records: Sequence[Record], means: pd.DataFrame) -> str:
+    data = "Synthetic text on the real Android pairs (a stand-in, never a reproduction)" \
+        if any(r.synthetic for r in records) else "The real AskUbuntu and Android corpora"
+    return (f"{data}. Android test, pooled AUC / AUC(0.05) (the course meter), mean over {int(means['n'].max())} "
+            f"seed(s) for the trained networks (the lexical scorers and doc2vec run once); Δ with its paired 95 % "
+            f"interval:")
+
+
+def _lexical_line(means: pd.DataFrame) -> str:
+    return (f"- **Word matching**: TF-IDF fitted on AskUbuntu (the paper's baseline, §6.2) "
+            f"{_aucs(means.loc['TF-IDF', TFIDF_SOURCE])}{_paper('TF-IDF')}; fitted on Android, an in-domain "
+            f"reference, {_aucs(means.loc['TF-IDF', TFIDF_IN_DOMAIN])}; BM25 {_aucs(means.loc['BM25', ''])}.")
+
+
+def _direct_line(means: pd.DataFrame, paired: Sequence[Record]) -> str:
+    direct = [m for m in means.index.get_level_values("method") if m.endswith("-direct")]
+    return ("- **Direct transfer**: " + ", ".join(f"{m.removesuffix('-direct')} {_aucs(means.loc[m].iloc[0])}"
+                                                  f"{_paper(m)}" for m in direct)
+            + "; against TF-IDF fitted on AskUbuntu: " + "; ".join(_paired(paired, m, "TF-IDF") for m in direct) + ".")
+
+
+def _adversarial_lines(records: Sequence[Record], paired: Sequence[Record], folder: Path) -> list[str]:
+    """Per encoder: the domain probe's accuracy and dev AUC(0.05) at each λ of the sweep, dev's choice and its margin
+    against the seeds' spread, and adversarial − direct on test beside the paper's gain."""
+    sweep = _table(folder, "smolyakov2017_lambda_sweep")
+    if sweep is None:
+        return []
+    dev = sweep[sweep["split"] == "dev"]
+    spread = summarize([r for r in records if r.table == "Table 7" and r.split == "dev" and r.metric == "AUC(0.05)"
+                        and r.method.endswith("-direct")]).set_index("method")["std"]
+    theirs = _theirs("AUC(0.05)")
+    lines = ["- **Adversarial training** (λ swept, Android dev choosing; the probe: the domain classifier's accuracy "
+             "on held samples of both domains at the kept epoch, 0.5 where the encodings no longer tell them apart):"]
+    for encoder, rows in dev.groupby("encoder", sort=False):
+        steps = ", ".join(f"λ = {r['lambda']:g}{' (direct)' if r['lambda'] == 0 else ''} "
+                          f"{r['domain accuracy at that epoch']:.3f} / {r['AUC(0.05)']:.4f}"
+                          for r in rows.to_dict("records"))
+        adversarial = rows[rows["lambda"] > 0].sort_values("AUC(0.05)", ascending=False, kind="stable")
+        chosen = adversarial[adversarial["chosen on dev"]].iloc[0]
+        choice = f"dev chose λ = {chosen['lambda']:g}"
+        if len(adversarial) > 1:
+            margin = chosen["AUC(0.05)"] - adversarial[~adversarial["chosen on dev"]]["AUC(0.05)"].iloc[0]
+            sd = spread[f"{encoder}-direct"]
+            choice += (f", by {margin:.4f} over the next λ, {'inside' if margin < sd else 'outside'} the direct runs' "
+                       f"seed-to-seed sd ({sd:.4f})")
+        a, b = f"{encoder}-adversarial", f"{encoder}-direct"
+        gain = theirs[a] - theirs[b]
+        lines.append(f"  - {encoder}, probe / dev AUC(0.05): {steps}; {choice}. On test, {_paired(paired, a, b)}; "
+                     f"the paper {'gains' if gain > 0 else 'loses'} {gain:+.2f}.")
+    return lines
+
+
+def _experiment3_line(means: pd.DataFrame, paired: Sequence[Record]) -> str:
+    """Experiment 3's rows beside the paper's, and the highest and lowest test AUC(0.05) among the learned
+    representations, each paired with its neighbour in that order."""
+    rows = [(m, v) for m, v in means.index if m in ("Siamese", "doc2vec-DM", "doc2vec-DBOW")]
+    learned = means[~means.index.get_level_values("method").isin(LEXICAL)].sort_values("AUC(0.05)", ascending=False,
+                                                                                      kind="stable")
+    order = list(learned.index.get_level_values("method"))
+    theirs = _theirs("AUC(0.05)")
+    dm, dbow = theirs["doc2vec-DM"], theirs["doc2vec-DBOW"]
+    paper_word = "above" if dm > dbow else "below" if dm < dbow else "level with"
+    return ("- **Experiment 3**: " + ", ".join(f"{m} {_aucs(means.loc[m, v])}{_paper(m)}" for m, v in rows)
+            + f"; the paper's DM AUC(0.05) {paper_word} its DBOW. The highest test AUC(0.05) of the learned "
+            f"representations: {order[0]} ({_paired(paired, order[0], order[1])}); the lowest: {order[-1]} "
+            f"({_paired(paired, order[-1], order[-2])}).")
+
+
+def _pooling_lines(folder: Path, first: str) -> list[str]:
+    """Is the encoders' low AUC the pooling's doing? The first seed's pooled AUC, mean per-query AUC and MAP per
+    method (:func:`ranking_table`), and each direct encoder's gap to the in-domain TF-IDF both ways."""
+    ranking = _table(folder, "smolyakov2017_pooled_vs_per_query")
+    if ranking is None:
+        return []
+    rows = ranking.set_index("method")
+    reference = "TF-IDF (fitted on Android)"
+    lines = [f"- **Pooled or per query** ({first}; pooled AUC / mean per-query AUC / MAP): " + "; ".join(
+        f"{m} {r['pooled AUC']:.3f} / {r['mean per-query AUC']:.3f} / {r['MAP']:.3f}"
+        for m, r in rows.iterrows()) + "."]
+    for m in [m for m in rows.index if m.endswith("-direct")]:
+        pooled_gap = rows.at[reference, "pooled AUC"] - rows.at[m, "pooled AUC"]
+        own_gap = rows.at[reference, "mean per-query AUC"] - rows.at[m, "mean per-query AUC"]
+        lines.append(f"  - {m}'s gap to {reference}: {pooled_gap:.3f} pooled, {own_gap:.3f} per query: most of it "
+                     f"{'remains' if own_gap > pooled_gap / 2 else 'closes'} per query.")
+    return lines
+
+
+def _before_after_lines(folder: Path) -> list[str]:
+    """What AskUbuntu training did to each direct encoder's Android dev AUC: untrained → kept epoch, paired by
+    seed."""
+    before_after = _table(folder, "smolyakov2017_direct_before_after")
+    if before_after is None:
+        return []
+    lines = ["- **What AskUbuntu training did to Android** (direct runs, Android dev AUC of the untrained encoder → "
+             "at the kept epoch, paired by seed, 95 % t interval):"]
+    for encoder, rows in before_after.groupby("encoder", sort=False):
+        gaps = (rows["trained dev AUC"] - rows["untrained dev AUC"]).to_numpy()
+        low, high = t_interval(gaps)
+        word = "trained > untrained" if low > 0 else "trained < untrained" if high < 0 else \
+            "no difference shown" if low == low else "one seed: no interval"
+        lines.append(f"  - {encoder}: {rows['untrained dev AUC'].mean():.3f} → {rows['trained dev AUC'].mean():.3f}, "
+                     f"{gaps.mean():+.3f} [{low:+.3f}, {high:+.3f}] ({len(gaps)} seed(s)): **{word}**.")
+    return lines
+
+
+def _figure8_line(figure8: Sequence[Record], first: str) -> list[str]:
+    """Figure 8's max-margin loss per epoch of each direct run, and whether it falls every epoch."""
+    if not figure8:
+        return []
+    losses = pd.DataFrame([{"method": r.method, "loss": r.value} for r in figure8])
+    return [f"- **Figure 8** (max-margin loss per epoch of the direct runs on AskUbuntu, {first}; margin "
+            f"{PAPER_SCHEDULE.margin:g}): " + "; ".join(
+                f"{m} " + ", ".join(f"{v:.3f}" for v in group["loss"])
+                + (" (falls every epoch)" if group["loss"].is_monotonic_decreasing else " (does not fall every epoch)")
+                for m, group in losses.groupby("method", sort=False)) + "."]
+
+
+def _prepared(records: Sequence[Record]) -> tuple[pd.DataFrame, list[Record]]:
+    """Table 7's test means, and its records with the source-fitted TF-IDF alone (one variant per method to pair)."""
+    return _test_means(records), [r for r in records if r.table == "Table 7" and r.variant != TFIDF_IN_DOMAIN]
+
+
+def summary_reading(records: Sequence[Record], folder: Path) -> str:
+    """The README's finding for notebook 09: TF-IDF against the paper and the in-domain reference, direct transfer
+    against TF-IDF, what adversarial λ does to the domain probe and to dev AUC(0.05) and which λ dev chose, and
+    Experiment 3 with the highest and lowest learned representation."""
+    means, paired = _prepared(records)
+    return "\n".join([_head(records, means), "", _lexical_line(means), _direct_line(means, paired),
+                      *_adversarial_lines(records, paired, folder), _experiment3_line(means, paired)])
+
+
+def table7_reading(records: Sequence[Record], folder: Path) -> str:
+    """Notebook 09's committed words: :func:`summary_reading`'s lines, with whether the pooling explains the encoders'
+    low AUC (the first seed's per-query AUC and MAP) and what AskUbuntu training did to the direct runs' Android dev
+    AUC (paired over the seeds) after direct transfer, and Figure 8's loss per epoch at the end."""
+    means, paired = _prepared(records)
+    figure8 = [r for r in records if r.table == "Figure 8"]  # the first seed's direct runs, as the two tables
+    first = f"seed {figure8[0].seeds[0]}" if figure8 else "the first seed"
+    return "\n".join([_head(records, means), "", _lexical_line(means), _direct_line(means, paired),
+                      *_pooling_lines(folder, first), *_before_after_lines(folder),
+                      *_adversarial_lines(records, paired, folder), _experiment3_line(means, paired),
+                      *_figure8_line(figure8, first)])
+
+
+READINGS = {"table7": table7_reading, "summary": summary_reading}  # notebook 09's words (reproq.report.readings)
+
+FINDINGS = (  # the README's "What we have found so far" (reproq.report.readings.findings_markdown)
+    Finding("03_pooling_body_smolyakov", "Smolyakov & Srikant's parameter counts of the built models (notebook 03; "
+            "model sizes, not results; Table 3 does not print the CNN's filters per width, and the number chosen to "
+            "land near the printed count makes that row *fitted*)", "beside:smolyakov2017_table6_params"),
+    Finding("09_domain_adaptation", "Smolyakov & Srikant Table 7 and Figures 8–15 (notebook 09): AskUbuntu → Android "
+            "on the real Android pairs, synthetic text (the protocol is real, the numbers are not a reproduction)",
+            "summary"),
+)

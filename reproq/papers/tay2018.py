@@ -30,7 +30,7 @@ from reproq.answer_selection.run import run_one
 from reproq.models import count_parameters
 from reproq.models.answer_ranker import RankerConfig, build_ranker, paper_parameter_count
 from reproq.models.ctrn import ALIGNMENTS, aligned_steps
-from reproq.papers.paper import DATA, QUOTED, SIZE, Claim, Paper
+from reproq.papers.paper import DATA, QUOTED, SIZE, Claim, Finding, Paper
 from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
 from reproq.train.grid import RunResult
@@ -528,42 +528,165 @@ def runtime_reading(records: Sequence[Record], folder: Path) -> str:
     ])
 
 
-ABLATION = "trecqa_ablation_vectors_features"  # run_ablation's table in notebook 04's folder
+ABLATION = "{}_ablation_vectors_features"  # run_ablation's table in notebooks 04's and 06's folders, per dataset
+
+
+def ablation_lines(path: Path, method: str, split: str) -> list[str]:
+    """The DEV MAP of each vectors and kind of overlap features an ablation table (``run_ablation``'s) tried, the
+    chosen row marked, and that row's one TEST reading where the table has one."""
+    if not path.exists():
+        return []
+    rows = pd.read_csv(path)
+    lines = [f"- DEV MAP with {vectors} ({method}, first seed{split}): " + "; ".join(
+        f"{r['overlap features']} {r['DEV MAP']:.3f}" + (" (**chosen**)" if r["chosen"] else "")
+        for r in group.to_dict("records")) + "." for vectors, group in rows.groupby("vectors", sort=False)]
+    chosen = rows[rows["chosen"]]
+    if len(chosen) and "TEST MAP" in rows and not chosen["TEST MAP"].isna().all():
+        lines.append(f"- The chosen row's one TEST reading: MAP {chosen['TEST MAP'].iat[0]:.3f}, MRR "
+                     f"{chosen['TEST MRR'].iat[0]:.3f}.")
+    return lines
+
+
+def models_line(records: Sequence[Record], label: str, metrics: Sequence[str], printed: pd.DataFrame) -> str:
+    """``label``'s mean ± sd over the seeds (how many) of each trained model on ``metrics`` (joined by " / "), the
+    paper's printed numbers beside where it has the model (``printed``: its rows of the same evaluation)."""
+    mine = summarize([r for r in records if r.metric in metrics and not r.method.startswith(("floor: ", "anchor: "))
+                      and "alignment)" not in r.method])
+    theirs = printed.set_index(["method", "metric"])["printed"]  # as the paper prints them
+    parts = []
+    for method, group in mine.groupby("method", sort=False):
+        row = group.set_index("metric").reindex(list(metrics))
+        n = int(row["n"].max())
+        ours = " / ".join(f"{m:.3f}" + (f" ± {s:.3f}" if n > 1 else "") for m, s in zip(row["mean"], row["std"]))
+        paper = [theirs.get((method, metric)) for metric in metrics]
+        parts.append(f"{method} {ours} ({n})" + ("" if any(v is None for v in paper)
+                                                 else ", paper " + " / ".join(paper)))
+    return f"- {label}, {' / '.join(metrics)} (mean ± sd, seeds): " + "; ".join(parts) + "."
 
 
 def glance_reading(records: Sequence[Record], folder) -> str:
     """Notebook 04's committed numbers at a glance: what DEV chose (the ablation's DEV MAP per vectors and kind of
     overlap features, and the chosen row's one TEST reading), then Table 6's TEST MAP of each model the notebook trains
     beside the paper's, mean ± sd over the seeds, per training set — the numbers its summary's prose points to."""
-    lines = []
-    ablation = Path(folder) / f"{ABLATION}.csv"
-    if ablation.exists():
-        rows = pd.read_csv(ablation)
-        for vectors, group in rows.groupby("vectors", sort=False):
-            lines.append(f"- DEV MAP with {vectors} (CTRN, first seed, TRAIN): " + "; ".join(
-                f"{r['overlap features']} {r['DEV MAP']:.3f}" + (" (**chosen**)" if r["chosen"] else "")
-                for r in group.to_dict("records")) + ".")
-        chosen = rows[rows["chosen"]]
-        if len(chosen):
-            lines.append(f"- The chosen row's one TEST reading: MAP {chosen['TEST MAP'].iat[0]:.3f}, MRR "
-                         f"{chosen['TEST MRR'].iat[0]:.3f}.")
-    theirs = paper_numbers("tay2018").query("table == 'Table 6' and metric == 'MAP'")
-    mine = summarize([r for r in records if r.table == "Table 6" and r.split == "test" and r.metric == "MAP"
-                      and r.setting in TRECQA_SETTINGS])
-    for setting, group in mine.groupby("setting", sort=False):
-        printed = theirs[theirs.setting == setting].set_index("method")["value"]
-        lines.append(f"- TEST MAP, {setting.removeprefix('train=')} (mean ± sd, seeds): " + "; ".join(
-            f"{r['method']} {r['mean']:.3f}" + (f" ± {r['std']:.3f}" if r["n"] > 1 else "") + f" ({r['n']})"
-            + (f", paper {printed[r['method']]:.4f}" if r["method"] in printed.index else "")
-            for r in group.to_dict("records") if not r["method"].startswith(("floor: ", "anchor: ", "CTRN ("))) + ".")
+    lines = ablation_lines(Path(folder) / f"{ABLATION.format('trecqa')}.csv", "CTRN", ", TRAIN")
+    theirs = paper_numbers("tay2018").query("table == 'Table 6'")
+    for setting in TRECQA_SETTINGS:
+        mine = [r for r in records if r.table == "Table 6" and r.split == "test" and r.setting == setting]
+        if mine:
+            lines.append(models_line(mine, f"TEST, {setting.removeprefix('train=')}", ["MAP"],
+                                     theirs[theirs.setting == setting]))
     return "\n".join(lines) or "No records of Table 6 in this folder."
+
+
+def _tested(rows: pd.DataFrame, name: str, delta: str, verdict: str) -> str:
+    """"<name> Δ [low, high] verdict" for each row of a tested table (:func:`ctrn_over_qrnn`, :func:`over_the_floor`,
+    :func:`anchor_against`), joined by "; "."""
+    return "; ".join(f"{r[name]} {r[delta]:+.3f}" + (f" [{r['95% low']:+.3f}, {r['95% high']:+.3f}]"
+                                                    if pd.notna(r["95% low"]) else "") + f" {r[verdict]}"
+                     for r in rows.to_dict("records"))
+
+
+def tests_lines(records: Sequence[Record], cases: Mapping[str, dict], ctrns: Sequence[str] = ("CTRN",)) -> list[str]:
+    """The study's tests of ``cases`` in one line each, MAP, 95 % intervals over the questions and the seeds: CTRN −
+    QRNN for each of ``ctrns`` (the paper's Δ beside), QRNN and CTRN − the best floor, the zero-shot anchor − every
+    network. Nothing here is picked after the run: every pair the readings test is listed."""
+    lines = []
+    for label, where in cases.items():
+        claims = pd.concat([ctrn_over_qrnn(records, {label: where}, ctrn=c) for c in ctrns if any(
+            r.method == c and all(getattr(r, k) == v for k, v in where.items()) for r in records)], ignore_index=True)
+        paper = claims["paper"].iat[0]
+        split = claims["paper's split"].iat[0]
+        on = f" on {split}" if split and split != claims["split"].iat[0] else ""
+        lines.append(f"- {label}, CTRN − QRNN" + (f" (paper {paper:+.3f}{on})" if pd.notna(paper) else "") + ": "
+                     + _tested(claims, "CTRN", "CTRN - QRNN (MAP)", "CTRN > QRNN") + ".")
+        floors = over_the_floor(records, {label: where})
+        if len(floors):
+            lines.append(f"- {label}, over the best floor ({floors['best floor'].iat[0]}): "
+                         + _tested(floors, "model", "model - floor (MAP)", "beats the floor") + ".")
+        anchors = anchor_against(records, {label: where})
+        if len(anchors):
+            lines.append(f"- {label}, the zero-shot anchor (all-MiniLM-L6-v2, never trained here) minus: "
+                         + _tested(anchors, "model", "anchor - model (MAP)", "anchor above") + ".")
+    return lines
+
+
+def trecqa_finding(records: Sequence[Record], folder) -> str:
+    """The README's finding of notebook 04: Table 6's TEST MAP beside the paper's, what DEV chose, then every test of
+    the notebook's readings in one line each (:func:`tests_lines`): the three alignments at the profile's budget, then
+    at the paper's."""
+    theirs = paper_numbers("tay2018").query("table == 'Table 6'")
+    lines = [models_line([r for r in records if r.table == "Table 6" and r.split == "test" and r.setting == setting],
+                         f"TEST, {setting.removeprefix('train=')}", ["MAP"], theirs[theirs.setting == setting])
+             for setting in TRECQA_SETTINGS if any(r.setting == setting for r in records)]
+    lines += ablation_lines(Path(folder) / f"{ABLATION.format('trecqa')}.csv", "CTRN", ", TRAIN")
+    ctrns = [alignment_method(a) for a in ALIGNMENTS]
+    lines += tests_lines(records, TRECQA_CASES, ctrns)
+    budget = {label: where for label, where in BUDGET_CASES.items()
+              if any(r.setting == where["setting"] for r in records)}
+    return "\n".join(lines + tests_lines(records, budget, ctrns))
+
+
+def qatarliving_wikiqa_finding(records: Sequence[Record], folder) -> str:
+    """The README's finding of notebook 06: each trained model beside the paper's (:func:`models_line`) and every
+    test of the notebook's reading in one line each (:func:`tests_lines`)."""
+    lines = []
+    for (label, where), metrics in zip(QATARLIVING_WIKIQA_CASES.items(), (["P@1", "MAP"], ["MAP", "MRR"])):
+        mine = [r for r in records if all(getattr(r, k) == v for k, v in where.items())]
+        if mine:
+            lines.append(models_line(mine, label, metrics, paper_numbers("tay2018").query("table == @where['table']")))
+            lines += tests_lines(records, {label: where})
+    return "\n".join(lines)
+
+
+def qatarliving_wikiqa_glance(records: Sequence[Record], folder) -> str:
+    """Notebook 06's committed numbers at a glance, per dataset: what DEV chose (the ablation), each trained model's
+    mean ± sd over the seeds beside the paper's (Table 5 is on QatarLiving's test, ours on its dev), the best floor
+    and the zero-shot anchor — the numbers its summary's prose points to."""
+    lines = []
+    for (label, where), metrics in zip(QATARLIVING_WIKIQA_CASES.items(), (["P@1", "MAP"], ["MAP", "MRR"])):
+        mine = [r for r in records if all(getattr(r, k) == v for k, v in where.items())]
+        lines += [f"**{label}**", ""] + ablation_lines(Path(folder) / f"{ABLATION.format(where['dataset'])}.csv",
+                                                       "CTRN", "")
+        if not mine:
+            continue
+        lines.append(models_line(mine, label, metrics, paper_numbers("tay2018").query("table == @where['table']")))
+        floors = summarize([r for r in mine if r.method.startswith(("floor: ", "anchor: ")) and r.metric in metrics])
+        for kind, group in floors.groupby(floors["method"].str.startswith("anchor: "), sort=True):
+            best = group[group.metric == "MAP"].sort_values("mean").iloc[-1]["method"] if not kind else None
+            for method, row in group.groupby("method", sort=False):
+                if kind or method == best:
+                    values = row.set_index("metric").reindex(metrics)["mean"]
+                    lines.append(f"- {'The external anchor' if kind else 'The best floor by MAP'}, "
+                                 f"{method.split(': ', 1)[1]}: " + " / ".join(f"{v:.3f}" for v in values) + ".")
+        lines.append("")
+    return "\n".join(lines).strip() or "No records of QatarLiving or WikiQA in this folder."
 
 
 TRECQA_SETTINGS = tuple(where["setting"] for where in TRECQA_CASES.values())  # Table 6's TRAIN and TRAIN-ALL
 
 
+FINDINGS = (  # the README's "What we have found so far" (reproq.report.readings.findings_markdown)
+    Finding("00_datasets", "Tay et al. Table 3, TrecQA and QatarLiving (notebook 00; data statistics)",
+            "beside:tay2018_table3"),
+    Finding("01_lexical_baselines", "BM25 on TrecQA (notebook 01; Lucene's formula over the split's lower-cased "
+            "answers), beside the BM25 row Tay et al.'s Table 7 quotes from Wang et al. (2015), whose configuration "
+            "is not stated", "beside:tay2018_table7_lexical"),
+    Finding("04_trecqa_ctrn", "Tay et al. Table 6 on real TrecQA (notebook 04, `cpu` profile, raw TEST, trec_eval; "
+            "results of training; MAP, 95 % intervals over the test questions and the seeds; the inputs DEV chose)",
+            "trecqa_finding"),
+    Finding("04_trecqa_ctrn", "Tay et al. Table 2 parameter counts of the built models (notebook 04; model sizes, "
+            "not results)", "beside:tay2018_table2"),
+    Finding("05_runtime", "Tay et al. Figure 3, runtime (notebook 05), one thread", "runtime"),
+    Finding("06_qatarliving_wikiqa", "QatarLiving dev and WikiQA test (notebook 06, each with its own DEV's choice of "
+            "vectors and features; QatarLiving's test threads cannot be had and DEV also chose, so optimistic)",
+            "qatarliving_wikiqa_finding"),
+)
+
 READINGS = {  # notebook 04's, 05's and 06's committed words (reproq.report.readings)
     "glance": glance_reading,
+    "qatarliving_wikiqa_glance": qatarliving_wikiqa_glance,
+    "trecqa_finding": trecqa_finding,
+    "qatarliving_wikiqa_finding": qatarliving_wikiqa_finding,
     "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES),
     "alignments": alignments_reading,
     "paper_budget": paper_budget_reading,

@@ -286,3 +286,18 @@ def check(root: Path | None = None) -> list[Typed]:
         missing += [t for where, text in notebook_markdown(notebook) for t in typed_numbers(text, where)
                     if not own.holds(t)]
     return missing
+
+
+def typed_results(root: Path | None = None) -> list[Typed]:
+    """Every typed decimal of the README (outside its generated blocks) and of the notebooks' typed Markdown that is
+    not a number the papers print (exactly as printed, or as a percentage of one): a number that would describe this
+    study's own results by hand. The study has none: its results are generated (reading cells, the README's blocks),
+    so that a changed digit fails a test; ``tests/test_prose.py`` prints the count."""
+    root = Path(root or paths.ROOT)
+    papers = paper_pool()
+    readme = GENERATED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), (root / "README.md").read_text())
+    typed = [Typed(t.text, f"README.md:{t.where}", t.line) for t in typed_numbers(readme)]
+    typed += [t for notebook in sorted((root / "notebooks").glob("*.ipynb"))
+              for where, text in notebook_markdown(notebook) for t in typed_numbers(text, where)]
+    return [t for t in typed if not papers.holds(t)]
+

@@ -14,25 +14,77 @@ numbers of the other Markdown cells are checked by :mod:`reproq.report.prose`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reproq import atomic
-from reproq.reading_cells import reading_of
+from reproq.reading_cells import BESIDE_THE_PAPER, reading_of
+
+if TYPE_CHECKING:
+    from reproq.results.records import Record
+
+
+def reading(name: str) -> Callable[[list[Record], Path], str]:
+    """The reading ``name``: ``"<paper>.<name>"`` of :data:`reproq.papers.READINGS`, or ``"beside:<file>"``
+    (:func:`beside_the_paper` of that results file)."""
+    # the papers' modules bring torch: imported here, so that the notebook batch (which blanks reading cells for its
+    # fingerprints) keeps torch out of its own process
+    from reproq.papers import READINGS
+
+    if name.startswith(BESIDE_THE_PAPER):
+        return lambda records, folder: beside_the_paper(records, name.removeprefix(BESIDE_THE_PAPER))
+    if name not in READINGS:
+        raise ValueError(f"no reading {name!r}; there are: {', '.join(sorted(READINGS))}, and {BESIDE_THE_PAPER}<file>")
+    return READINGS[name]
 
 
 def render(name: str, folder: Path) -> str:
     """The reading ``name`` of the results in ``folder``, headed by where it comes from."""
-    # the papers' modules bring torch: imported here, so that the notebook batch (which blanks reading cells for its
-    # fingerprints) keeps torch out of its own process
-    from reproq.papers import READINGS
     from reproq.report.verdicts import load_records
 
-    if name not in READINGS:
-        raise ValueError(f"no reading {name!r}; there are: {', '.join(sorted(READINGS))}")
     folder = Path(folder)
     records = load_records(folder.parent, folder.name)
     return (f"**In the committed `cpu` run** (`results/{folder.name}/`, regenerated from its records by "
-            f"`reproq report --write`):\n\n{READINGS[name](records, folder).strip()}")
+            f"`reproq report --write`):\n\n{reading(name)(records, folder).strip()}")
+
+
+def beside_the_paper(records: list[Record], file: str) -> str:
+    """Each number the papers print that ``file``'s records (a results file's stem) give, ours beside the paper's
+    with the report's verdict, which says what kind of number it judges (:func:`reproq.report.verdicts.table_rows`),
+    headed by the data they are of."""
+    from reproq.report.verdicts import BESIDE, shown_rows, table_rows
+
+    rows = table_rows([r for r in records if r.config["file"] == file])
+    shown = shown_rows(rows[(rows.n > 0) & (rows.verdict != BESIDE)])
+    if shown.empty:
+        return f"No records of `{file}` beside a paper's numbers in this folder."
+    head = "Ours, then the paper's number and the report's verdict in brackets:"
+    if (shown.data != "real").any():
+        head = f"On the synthetic stand-in (never a reproduction): {head[0].lower()}{head[1:]}"
+    lines = [head, ""]
+    for label, group in shown.groupby(["method", "variant", "dataset", "split"], sort=False):
+        named = ", ".join(part for part in label if part and part != "-")
+        lines.append(f"- {named}: " + "; ".join(f"{r.metric} {r.ours} (paper {r.paper}, {r.verdict})"
+                                                for r in group.itertuples()) + ".")
+    return "\n".join(lines)
+
+
+def findings_markdown(results_dir: Path) -> str:
+    """The README's "What we have found so far" (its ``findings`` block): one bullet per finding of
+    :data:`reproq.papers.FINDINGS`, in the order of their folders, its lead words in bold, then its reading of
+    ``results_dir/<folder>/`` indented under it (a reading's own list becomes a nested one)."""
+    from reproq.papers import FINDINGS  # torch, as in render
+    from reproq.report.verdicts import load_records
+
+    bullets = []
+    for finding, name in FINDINGS:
+        folder = Path(results_dir) / finding.folder
+        text = reading(name)(load_records(Path(results_dir), finding.folder), folder)
+        body = "\n".join(f"  {line}" if line else "" for line in text.strip().splitlines())
+        bullets.append(f"- **{finding.lead}** (`results/{finding.folder}/`):\n{body}")
+    return ("Generated from the committed records by `reproq report --write` (`reproq.papers.FINDINGS`); a test "
+            "fails when a record changes and this list does not.\n\n" + "\n".join(bullets))
 
 
 def rendered(notebook: Path, results_dir: Path) -> dict[int, str]:

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.results.paired import claim
+from reproq.results.paired import claim, claim_numbers
 from reproq.results.records import KEYS, Record, read_records, summarize
 from reproq.papers import PAPERS
 from reproq.papers.paper import CONFIGURATION, DATA, KINDS, QUOTED, SIZE
@@ -362,15 +362,6 @@ def claim_markdown(tested: dict) -> str:
     quote = f"\n  {tested['quote']}" if tested["quote"] else ""
     return (f"- {tested['paper']}: {tested['claim']}, {tested['metric']} — **{tested['verdict']}**"
             f"{claim_numbers(tested)}{beside}{quote}")
-
-
-def claim_numbers(tested: dict) -> str:
-    """A row of :func:`claim_rows` as the README and the papers' pages print it: ``": Δ = ±x [low, high] (what the
-    interval resamples)"``, or nothing where the claim was not testable."""
-    if tested["delta"] != tested["delta"]:
-        return ""
-    interval = f" [{tested['low']:+.3f}, {tested['high']:+.3f}]" if tested["low"] == tested["low"] else ""
-    return f": Δ = {tested['delta']:+.3f}{interval} ({tested['interval over']})"
 
 
 def not_reproduced_markdown(rows: pd.DataFrame) -> str:

@@ -251,3 +251,13 @@ def claim(records: Iterable[Record], a: str, b: str, *, metric: str, **where) ->
     caveat = "" if d.n > 1 else " (one seed: over questions only)" if d.questions else " (one seed: no interval)"
     return {"delta": d.mean, "low": low, "high": high, "seeds": d.n, "interval over": d.over,
             "verdict": verdict + caveat, "p": d.p}
+
+
+def claim_numbers(tested: dict) -> str:
+    """A :func:`claim` (or a row of :func:`reproq.report.verdicts.claim_rows`) as the readings, the README and the
+    papers' pages print it: ``": Δ = ±x [low, high] (what the interval resamples)"``, or nothing where the claim was
+    not testable."""
+    if tested["delta"] != tested["delta"]:
+        return ""
+    interval = f" [{tested['low']:+.3f}, {tested['high']:+.3f}]" if tested["low"] == tested["low"] else ""
+    return f": Δ = {tested['delta']:+.3f}{interval} ({tested['interval over']})"

@@ -1,0 +1,38 @@
+"""Notebooks 10's and 11's readings choose their words from the records (reproq.papers.dossantos2015, rankine2016)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from reproq import paths
+from reproq.papers import dossantos2015, rankine2016
+from reproq.report.verdicts import load_records
+
+
+@pytest.fixture
+def results(tmp_path):
+    for folder in ("10_dos_santos", "11_rankine", "bench"):
+        shutil.copytree(paths.ROOT / "results" / folder, tmp_path / folder)
+    return tmp_path
+
+
+def test_a_start_of_t_that_gains_on_every_seed_turns_table_5s_verdict(results, shift):
+    folder = results / "10_dos_santos"
+    ones_over = "t learned from the IDF over t learned from ones: **"
+    before = dossantos2015.full_collection_reading(load_records(results, folder.name), folder)
+    assert f"{ones_over}not shown" in before and "Speed at their scale" in before
+    (path,) = folder.glob("dossantos2015_table5*.jsonl")
+    shift(path, 0.05, setting="title; t_init=IDF; t_updated=yes", split="test", metric="Accuracy@1")
+    after = dossantos2015.full_collection_reading(load_records(results, folder.name), folder)
+    assert f"{ones_over}confirmed" in after.split("Table 5 (title)")[1].splitlines()[0]
+
+
+def test_his_claim_turns_when_weighted_cbow_gains(results, shift):
+    folder = results / "11_rankine"
+    claim = "CBOW over Weighted CBOW: **"
+    assert f"{claim}confirmed" in rankine2016.summary_reading(load_records(results, folder.name), folder)
+    (path,) = folder.glob("rankine2016_table1*.jsonl")
+    shift(path, 0.2, method="Weighted CBOW", split="dev", metric="MRR")
+    assert f"{claim}not shown" in rankine2016.summary_reading(load_records(results, folder.name), folder)
