@@ -28,7 +28,7 @@ from reproq.answer_selection.batches import PairSet
 from reproq.answer_selection.inputs import AnswerInputs, TrainConfig, prepare
 from reproq.answer_selection.run import run_one
 from reproq.models import count_parameters
-from reproq.models.answer_ranker import RankerConfig, build_ranker, paper_parameter_count
+from reproq.models.answer_ranker import PAIRWISE, RankerConfig, build_ranker, paper_parameter_count
 from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import DATA, QUOTED, SIZE, Claim, Finding, Paper
 from reproq.profiles import AnswerSelection
@@ -163,6 +163,14 @@ class Choice:
 
     def __str__(self) -> str:
         return f"{self.vectors} vectors, overlap features: {self.variant}"
+
+    def variant_of(self, method: str) -> str:
+        """The variant a row trained with these inputs carries: not the paper's inputs (its vectors cannot be had, its
+        features are normalised); the pairwise AP models score by cosine and take the vectors alone."""
+        if method in PAIRWISE:
+            return f"inputs DEV chose: {self.vectors} vectors (pairwise: no overlap features)"
+        return f"inputs DEV chose: {self}"
+
 
 def run_ablation(dataset: str, p: AnswerSelection, method: str, seed: int, *, vectors: Sequence[str],
                  **run_options) -> pd.DataFrame:

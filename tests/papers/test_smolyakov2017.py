@@ -77,7 +77,7 @@ def test_the_paper_cnn_has_one_convolution_per_kernel_size_1_to_5():
 
     config = smolyakov2017.smolyakov_config(profiles.get("paper").question_retrieval, "cnn")
     cnn = build_encoder("cnn", **dict(config.encoder_settings))
-    assert cnn.widths == (1, 2, 3, 4, 5) and [c.out_channels for c in cnn.convs] == [140] * 5
+    assert cnn.widths == (1, 2, 3, 4, 5) and [c.out_channels for c in cnn.convs] == [200] * 5  # Table 3: 5 × 200
 
 
 def test_coinciding_curves_are_named_and_drawn_visibly():
