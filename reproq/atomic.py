@@ -26,9 +26,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def sha256(path: str | Path) -> str:
-    """The SHA-256 of a file's bytes, read a MiB at a time."""
-    digest = hashlib.sha256()
+def sha256(path: str | Path, *, prefix: bytes = b"") -> str:
+    """The SHA-256 of ``prefix`` and a file's bytes, the file read a MiB at a time."""
+    digest = hashlib.sha256(prefix)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)

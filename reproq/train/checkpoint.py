@@ -1,7 +1,11 @@
 """Checkpoints written atomically: a reader finds the previous complete file or the new one, never half of one.
 
 A checkpoint is one ``torch.save`` dict (model and optimizer state, generator states, epoch, history,
-best state, the caller's fingerprint of its settings) at ``<dir>/last.pt``.
+best state, the caller's fingerprint of its settings) at ``<dir>/last.pt``, and beside it ``last.pt.sha256``: the
+digest of its bytes and of its folder's name (the run's key), written with it. A checkpoint is resumed only with its
+digest: one replaced in its folder, or copied there from another run's (with or without its digest), is set aside
+and the run trains from its start. This catches a swapped or stray file, not a forger who recomputes the digest:
+only training again proves a number.
 """
 
 from __future__ import annotations
@@ -16,36 +20,66 @@ from pathlib import Path
 
 import torch
 
-from reproq.atomic import replace_atomically
+from reproq.atomic import replace_atomically, sha256, write_text
 from reproq.train.retrain import reusable
 
 FILE = "last.pt"
+DIGEST = f"{FILE}.sha256"  # written with each checkpoint: what binds it to its run
 
 
 def save(directory: str | Path, payload: dict) -> Path:
-    """Write ``payload`` to ``directory/last.pt`` atomically, synced to disk before the rename."""
-    return replace_atomically(Path(directory) / FILE, lambda scratch: torch.save(payload, scratch), fsync=True)
+    """Write ``payload`` to ``directory/last.pt`` atomically, synced to disk before the rename, then its digest."""
+    path = replace_atomically(Path(directory) / FILE, lambda scratch: torch.save(payload, scratch), fsync=True)
+    write_text(path.with_name(DIGEST), bound_digest(path) + "\n")
+    return path
+
+
+def bound_digest(path: Path) -> str:
+    """The SHA-256 of the checkpoint folder's name (the run's key) and of the file's bytes: the same bytes in another
+    run's folder have another digest."""
+    return sha256(path, prefix=path.parent.name.encode() + b"\0")
+
+
+def set_aside(directory: str | Path, suffix: str) -> Path:
+    """Move ``directory/last.pt`` to ``last.pt.<suffix>`` (its digest with it) so that the run trains from its start."""
+    path = Path(directory) / FILE
+    aside = path.replace(path.with_name(f"{FILE}.{suffix}"))
+    if path.with_name(DIGEST).is_file():
+        path.with_name(DIGEST).replace(path.with_name(f"{DIGEST}.{suffix}"))
+    return aside
 
 
 def load(directory: str | Path) -> dict | None:
-    """The last checkpoint in ``directory``, or None when there is none. Read with ``weights_only=True``: tensors and
-    plain values only, so a file that would build any other object (a poisoned cache) is refused, never run. A file
-    that cannot be read at all (cut short, overwritten: this module never writes half a file) is set aside as
-    ``last.pt.damaged`` with one warning line, and the run trains again from the start."""
+    """The last checkpoint in ``directory``, or None when there is none. A file without the digest written with it, or
+    whose digest differs (cut short, replaced, copied from another run's folder), is never read: it is set aside as
+    ``last.pt.untrusted`` with one warning line, and the run trains from its start. Read with ``weights_only=True``:
+    tensors and plain values only, so a file that would build any other object (a poisoned cache) is refused, never
+    run. One that cannot be read all the same is set aside as ``last.pt.damaged``, as above."""
     path = Path(directory) / FILE
     if not path.is_file() or not reusable(path):
+        return None
+    written = path.with_name(DIGEST).read_text().strip() if path.with_name(DIGEST).is_file() else None
+    if written != bound_digest(path):
+        aside = set_aside(directory, "untrusted")
+        why = "no digest was written with it" if written is None else "cut short, replaced or copied from another run"
+        warnings.warn(f"{path}: not the checkpoint this run wrote ({why}); set aside as {aside.name}, the run trains "
+                      "from its start", RuntimeWarning, stacklevel=2)
         return None
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        raise ValueError(f"{path}: refused, it holds more than tensors and plain values ({str(exc).splitlines()[0]}); "
+        raise ValueError(f"{path}: refused, it holds more than tensors and plain values ({_first_line(exc)}); "
                          "delete it and the run trains again") from None
     except (RuntimeError, EOFError, OSError) as exc:  # torch's zip reader says RuntimeError for a damaged archive
-        damaged = path.with_name(f"{FILE}.damaged")
-        path.replace(damaged)
-        warnings.warn(f"{path} could not be read ({str(exc).splitlines()[0]}); set aside as {damaged.name}, the run "
+        damaged = set_aside(directory, "damaged")
+        warnings.warn(f"{path} could not be read ({_first_line(exc)}); set aside as {damaged.name}, the run "
                       "trains again from the start", RuntimeWarning, stacklevel=2)
         return None
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's first line, or its type's name where it has no message (torch's EOFError on a 0-byte file)."""
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
 NOT_HASHED = {"results", "report", "figures", "bench", "labs", "cli.py", "batch.py", "schedule.py", "peak_memory.py"}

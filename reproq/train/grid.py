@@ -103,8 +103,10 @@ class RunStore:
             return None
         digests = {name: record.pop(name, None) for name in ("record_sha256", "checkpoint_sha256")}
         if digests != {"record_sha256": _digest(record), "checkpoint_sha256": _file_digest(path.with_name(checkpoint.FILE))}:
-            warnings.warn(f"{path}: the run's record or checkpoint changed since the run finished; it trains again",
-                          RuntimeWarning, stacklevel=2)
+            if path.with_name(checkpoint.FILE).is_file():  # never resumed nor re-scored: trained from its start
+                checkpoint.set_aside(path.parent, "untrusted")
+            warnings.warn(f"{path}: the run's record or checkpoint changed since the run finished; it trains again "
+                          "from its start", RuntimeWarning, stacklevel=2)
             return None
         return RunResult(config, **record)
 

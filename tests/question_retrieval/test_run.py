@@ -91,8 +91,9 @@ def test_smolyakov_budgets():
     paper = profiles.get("paper").question_retrieval
     counts = {e: count_parameters(build_encoder(e, **dict(smolyakov2017.smolyakov_config(paper, e).encoder_settings)))
               for e in ("cnn", "lstm")}
-    assert counts == {"cnn": 420_700, "lstm": 337_920}  # the report: 420,600 and 337,920
-    assert {r.method: r.value for r in smolyakov_params_records()} == {"CNN": 420_700, "LSTM": 337_920}
+    # Table 3: 200 filters for each kernel size 1-5 on 200-d inputs; the paper prints 420,600 (and 337,920)
+    assert counts == {"cnn": 200 * 200 * 15 + 1_000, "lstm": 337_920}
+    assert {r.method: r.value for r in smolyakov_params_records()} == {"CNN": 601_000, "LSTM": 337_920}
     c = smolyakov2017.smolyakov_config(paper, "lstm")
     assert (c.margin, c.n_negatives, c.max_title_len, c.max_body_len, c.question.pooling) == (0.4, 40, 10, 100, "mean")
 
@@ -110,8 +111,8 @@ def test_table4_networks_only_for_adversarial_runs_of_a_profile_that_asks():
     assert cnn.widths == (2, 3, 4, 5, 6) and cnn.output_dim == 1_250 and n_cnn == 200 * 250 * 20 + 1_250
     lstm, n_lstm = network("lstm", True)
     assert not lstm.config.bidirectional and lstm.output_dim == 128 and n_lstm == 4 * 128 * (200 + 128 + 2)
-    assert network("cnn", False)[1] == 420_700 and network("lstm", False)[1] == 337_920  # direct: Table 3's
-    assert network("cnn", True, replace(adaptation, table4=False))[1] == 420_700
+    assert network("cnn", False)[1] == 601_000 and network("lstm", False)[1] == 337_920  # direct: Table 3's
+    assert network("cnn", True, replace(adaptation, table4=False))[1] == 601_000
 
 
 def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):

@@ -110,5 +110,6 @@ def test_a_record_whose_numbers_or_checkpoint_changed_is_not_reused(tmp_path, da
         store.path("a", 1).write_text(json.dumps(record))
     else:
         checkpoint.save(store.path("a", 1).parent, {"epoch": 2})
-    with pytest.warns(RuntimeWarning, match="changed since the run finished; it trains again"):
+    with pytest.warns(RuntimeWarning, match="changed since the run finished; it trains again from its start"):
         assert store.load("a", 1) is None
+    assert checkpoint.load(store.path("a", 1).parent) is None  # set aside: never resumed, never re-scored

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 
 import pytest
 import torch
@@ -155,13 +156,40 @@ def test_a_damaged_checkpoint_is_set_aside_and_the_run_trains_again(tmp_path):
     with pytest.raises(Kill):
         run(tmp_path, extra=[KillAt(3)])
     last = tmp_path / checkpoint.FILE
-    last.write_bytes(last.read_bytes()[:200])  # cut short: an unreadable archive
-    with pytest.warns(RuntimeWarning, match=r"last.pt could not be read .*trains again from the start"):
+    last.write_bytes(last.read_bytes()[:200])  # cut short: its digest no longer matches, it is never read
+    with pytest.warns(RuntimeWarning, match=r"last.pt: not the checkpoint this run wrote \(cut short, replaced"):
         again, again_state = run(tmp_path)
-    assert (tmp_path / f"{checkpoint.FILE}.damaged").is_file()
+    assert (tmp_path / f"{checkpoint.FILE}.untrusted").is_file()
     assert plain(again_state.history) == plain(state.history)
     for a, b in zip(again.state_dict().values(), model.state_dict().values()):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("swap", ["the file", "the file and its digest"])
+def test_a_swapped_checkpoint_is_set_aside_and_the_run_trains_from_its_start(tmp_path, swap):
+    """Issue 42: a ``last.pt`` that loads and carries the run's fingerprint, but another run's weights (the same
+    settings, trained for 2 epochs in another folder, finished), is never resumed nor re-scored; copied with the
+    digest written beside it, it is refused too: the digest is bound to the run's folder."""
+    _, reference = run()
+    other, mine = tmp_path / "other", tmp_path / "mine"
+    run(other, epochs=2)
+    run(mine)
+    shutil.copy(other / checkpoint.FILE, mine / checkpoint.FILE)
+    if swap == "the file and its digest":
+        shutil.copy(other / checkpoint.DIGEST, mine / checkpoint.DIGEST)
+    with pytest.warns(RuntimeWarning, match=r"last.pt: not the checkpoint this run wrote .* set aside as "
+                                            r"last.pt.untrusted, the run trains from its start"):
+        _, state = run(mine)
+    assert plain(state.history) == plain(reference.history)  # trained again from its start: 5 epochs, its own
+    assert (mine / f"{checkpoint.FILE}.untrusted").is_file()
+
+
+def test_a_checkpoint_without_its_digest_is_not_resumed(tmp_path):
+    with pytest.raises(Kill):
+        run(tmp_path, extra=[KillAt(3)])
+    (tmp_path / checkpoint.DIGEST).unlink()
+    with pytest.warns(RuntimeWarning, match="not the checkpoint this run wrote"):
+        assert checkpoint.load(tmp_path) is None
 
 
 def test_a_non_finite_loss_names_the_epoch_and_batch():
@@ -179,10 +207,24 @@ class Payload:
 
 
 def test_a_poisoned_checkpoint_is_refused_and_never_runs(tmp_path, capsys):
-    torch.save({"fingerprint": "toy", "state": Payload()}, tmp_path / checkpoint.FILE)
+    path = tmp_path / checkpoint.FILE
+    torch.save({"fingerprint": "toy", "state": Payload()}, path)
+    with pytest.warns(RuntimeWarning, match="no digest was written with it"):  # never even read
+        assert checkpoint.load(tmp_path) is None
+    torch.save({"fingerprint": "toy", "state": Payload()}, path)
+    (tmp_path / checkpoint.DIGEST).write_text(checkpoint.bound_digest(path))  # a forger who writes the digest too
     with pytest.raises(ValueError, match="refused, it holds more than tensors"):
         checkpoint.load(tmp_path)
     assert "this ran" not in capsys.readouterr().out
+
+
+def test_an_unreadable_checkpoint_with_its_digest_is_set_aside_as_damaged(tmp_path):
+    path = tmp_path / checkpoint.FILE
+    path.write_bytes(b"")  # a 0-byte file, its digest written: one line naming it, no traceback
+    (tmp_path / checkpoint.DIGEST).write_text(checkpoint.bound_digest(path))
+    with pytest.warns(RuntimeWarning, match=r"last.pt could not be read .*set aside as last.pt.damaged"):
+        assert checkpoint.load(tmp_path) is None
+    assert (tmp_path / f"{checkpoint.FILE}.damaged").is_file() and not path.exists()
 
 
 def test_a_checkpoint_holds_only_what_weights_only_loading_admits(tmp_path):
