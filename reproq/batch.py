@@ -136,11 +136,14 @@ def _wrong_type(name: str, value, notebooks_: Sequence[Path]) -> str | None:
 
 def check_parameters(notebooks_: Sequence[Path], parameters: dict) -> None:
     """ValueError, one sentence, for a parameter no selected notebook has, ``PROFILE`` (``--profile`` sets it),
-    an empty ``SEEDS``, or a value of another kind than the notebook's default (before any kernel starts)."""
+    an empty ``SEEDS`` or one that names a seed twice, or a value of another kind than the notebook's default (before
+    any kernel starts)."""
     if "PROFILE" in parameters:
         raise ValueError("set the profile with --profile, not as a parameter (it decides where outputs go)")
     if "SEEDS" in parameters and parameters["SEEDS"] is not None and not parameters["SEEDS"]:
         raise ValueError("SEEDS must name at least one seed")
+    if isinstance(parameters.get("SEEDS"), list):
+        profiles.check_seeds(parameters["SEEDS"])
     for name, value in parameters.items():
         having = [nb for nb in notebooks_ if name in notebook_parameters(nb)]
         if not having:

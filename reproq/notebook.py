@@ -68,6 +68,7 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
     if seeds is None and part is None:
         raise ValueError(f"{notebook}: SEEDS is None and no profile section to take the seeds from")
     seeds = list(seeds if seeds is not None else part.seeds)[:n_seeds]
+    profiles.check_seeds(seeds)
     folder = paths.build_dir() / "checkpoints" / checkpoints if checkpoints else paths.build_dir() / "checkpoints"
     out = Outputs(notebook, profile=profile, device=device, parameters={"SEEDS": seeds, **parameters})
     return Setup(chosen, part, seeds, folder, out)

@@ -217,6 +217,15 @@ PROFILES = {
 }
 
 
+def check_seeds(seeds) -> None:
+    """ValueError, one sentence, where ``seeds`` names a seed more than once (a mean and an interval over the seeds
+    would count that run twice)."""
+    twice = sorted({str(s) for s in seeds if list(seeds).count(s) > 1})
+    if twice:
+        raise ValueError(f"SEEDS names seed {', '.join(twice)} more than once: a mean and an interval over the seeds "
+                         "would count its run twice")
+
+
 def get(name: str) -> Profile:
     """The profile called ``name``; ValueError naming the known ones otherwise.
 

@@ -87,6 +87,7 @@ def test_verify_fails_when_the_data_folder_is_a_file_or_named_files_are_missing(
     ("PROFILE=cpu", "set the profile with --profile"),
     ("SEEDS=[1,2", "not valid JSON"),
     ("SEEDS=[]", "SEEDS must name at least one seed"),
+    ("SEEDS=[1,1]", "SEEDS names seed 1 more than once"),
     ("NO_SUCH_KEY=1", "no selected notebook has a parameter 'NO_SUCH_KEY'"),
     ("SEEDS=1", "SEEDS must be a list of integer seeds such as [1, 2] (or null), got 1"),
     ("SEEDS=[1.5]", "SEEDS must be a list of integer seeds"),
