@@ -71,6 +71,7 @@ def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync
     path.parent.mkdir(parents=True, exist_ok=True)
     clear_stale_scratch(path)
     scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    scratch.unlink(missing_ok=True)  # a link planted at the scratch name goes, never written through
     try:
         write(scratch)
         if fsync:
@@ -80,6 +81,25 @@ def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync
     finally:
         scratch.unlink(missing_ok=True)
     return path
+
+
+def refuse_link(path: str | Path) -> Path:
+    """``path``, or ValueError in one line where it is a symbolic link: a file this project writes in place (a lock,
+    a log) is never written through a link planted at its name."""
+    if Path(path).is_symlink():
+        raise ValueError(f"{path} is a symbolic link (to {os.readlink(path)}); reproq never writes through one: "
+                         "remove it and run again")
+    return Path(path)
+
+
+def open_for_writing(path: str | Path):
+    """``path`` opened for writing text from its start, refused (:func:`refuse_link`) where it is a link; for what is
+    written as it goes (a log), which cannot be written whole and renamed."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.fdopen(os.open(refuse_link(path), flags, 0o644), "w")
+    except OSError as exc:  # a link planted between the check and the open
+        raise ValueError(f"{path}: {exc.strerror}; reproq never writes through a link: remove it and run again") from None
 
 
 def write_text(path: str | Path, text: str) -> Path:

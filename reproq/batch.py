@@ -298,7 +298,10 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
 
     stamp = _stamp(profile, notebook)
     stamp.parent.mkdir(parents=True, exist_ok=True)
-    lock, holder = FileLock(stamp.with_suffix(".lock")), stamp.with_suffix(".pid")
+    try:
+        lock, holder = FileLock(atomic.refuse_link(stamp.with_suffix(".lock"))), stamp.with_suffix(".pid")
+    except ValueError as exc:
+        raise NotebookFailed(str(exc)) from None
     try:
         lock.acquire(timeout=0)
     except Timeout:
@@ -306,7 +309,7 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
         raise NotebookFailed(f"{notebook.name} is already running (pid {pid}, profile {profile}) in this checkout; "
                              "wait for it to finish or stop it") from None
     try:
-        holder.write_text(str(os.getpid()))
+        atomic.write_text(holder, str(os.getpid()))  # a rename: a link at its name is replaced, not written through
         return _run_notebook(notebook, profile=profile, parameters=parameters, force=force, progress=progress)
     finally:
         lock.release()
@@ -329,6 +332,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     # <name>.running.ipynb (never a half-run copy under the finished name); a run that ends, well or not, renames it
     running = executed.with_name(f"{executed.stem}.running.ipynb")
     executed.unlink(missing_ok=True)
+    running.unlink(missing_ok=True)  # a link planted at its name goes: papermill writes the copy by name
     start, load_before = time.time(), os.getloadavg()
     try:
         with PeakMemory() as memory, _renamed_after(running, executed):

@@ -365,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
     except (DataError, ValueError) as exc:
         print(f"reproq: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a folder it cannot make or write (read-only, full, a loop of links): one line naming it
+        print(f"reproq: {exc.filename or ''}: {exc.strerror or exc}; fix the path (or REPROQ_BUILD) and run again",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # every file is written atomically: what finished is whole, the rest was not written
         print("reproq: interrupted; finished notebooks and downloads are kept, run the same command to resume",
               file=sys.stderr)

@@ -22,8 +22,13 @@ PAPER_NUMBERS_CSV = Path(__file__).resolve().parent / "paper_numbers.csv"
 
 
 def _folder(variable: str, default: Path) -> Path:
-    """The folder an environment variable names (or ``default``); ValueError if it names a file."""
-    folder = Path(os.environ.get(variable, default)).expanduser().resolve()
+    """The folder an environment variable names (or ``default``); ValueError if it names a file or a loop of links."""
+    named = Path(os.environ.get(variable, default)).expanduser()
+    try:
+        folder = named.resolve()
+    except RuntimeError:  # pathlib's word for a loop of symbolic links
+        raise ValueError(f"{named} is a loop of symbolic links, not a folder; remove it or point {variable} "
+                         "elsewhere") from None
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{variable} points at {folder}, which is a file, not a folder")
     return folder

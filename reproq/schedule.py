@@ -112,13 +112,15 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
     """Run ``notebooks`` as :func:`plan` orders them, ``jobs`` at a time, each with ``parameters(notebook)``; yields
     ``("started", notebook, None)`` and ``("finished", notebook, Finished)`` as they happen. The environment
     (retrain time, data mirror) is inherited by every child."""
+    for nb in notebooks:  # a log that is a link is refused before any child starts
+        atomic.refuse_link(log_path(profile, nb))
     alone, units, last = plan(notebooks, expected_seconds(profile))
     failed = False
 
     def start(nb: Path):
         log = log_path(profile, nb)
         log.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(log, "w")  # noqa: SIM115 - closed when the child ends
+        handle = atomic.open_for_writing(log)  # closed when the child ends
         child = subprocess.Popen(command(nb, profile=profile, parameters=parameters(nb), force=force, threads=threads,
                                          executor=executor), stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
         return child, handle, log, time.time()

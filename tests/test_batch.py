@@ -318,3 +318,52 @@ def test_a_run_prints_no_kernel_transport_warning_and_leaves_no_socket(notebook_
     assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
     assert "without encryption" not in capfd.readouterr().err
     assert set(Path(tempfile.gettempdir()).glob("reproq-kernel-*")) == before
+
+
+def _plant(link: Path, victim: Path) -> None:
+    """A symbolic link at ``link`` to ``victim``, a file outside the checkout that nothing may write."""
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(victim)
+
+
+@pytest.fixture
+def victim(tmp_path):
+    path = tmp_path / "outside" / "victim.txt"
+    path.parent.mkdir()
+    path.write_text("untouched\n")
+    return path
+
+
+def test_no_write_of_a_run_follows_a_link_planted_in_build(notebook_dir, victim):
+    """Issue 42: the pid file, the running copy and a scratch file are written beside links planted at their names
+    to a file outside the checkout, which stays as it was; the links are replaced, never written through."""
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    nb = notebook_dir / "00_ok.ipynb"
+    stamp, executed = batch._stamp("smoke", nb), batch.executed_copy("smoke", nb)
+    planted = [stamp.with_suffix(".pid"), executed.with_name(f"{executed.stem}.running.ipynb"),
+               stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")]
+    for link in planted:
+        _plant(link, victim)
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert victim.read_text() == "untouched\n"
+    assert not any(p.is_symlink() for p in planted)
+
+
+def test_a_lock_that_is_a_link_is_refused_in_one_line(notebook_dir, victim):
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    lock = batch._stamp("smoke", notebook_dir / "00_ok.ipynb").with_suffix(".lock")
+    _plant(lock, victim)
+    with pytest.raises(batch.NotebookFailed, match=f"{lock} is a symbolic link"):
+        list(batch.run(profile="smoke", progress=False))
+    assert victim.read_text() == "untouched\n"
+
+
+def test_a_side_by_side_log_that_is_a_link_is_not_written_through(notebook_dir, victim):
+    from reproq import schedule
+
+    for name in ("00_a", "01_b"):
+        write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")
+    _plant(schedule.log_path("smoke", notebook_dir / "01_b.ipynb"), victim)
+    with pytest.raises(ValueError, match="01_b.log is a symbolic link .* remove it and run again"):
+        list(batch.run(profile="smoke", progress=False, jobs=2))  # before any child starts: none left running
+    assert victim.read_text() == "untouched\n" and not schedule.log_path("smoke", notebook_dir / "00_a.ipynb").exists()

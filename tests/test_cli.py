@@ -168,3 +168,30 @@ def test_a_bare_command_shows_the_command_table_and_the_version_is_there(capsys)
     with pytest.raises(SystemExit):
         cli.main(["run", "--help"])
     assert "(default: cpu)" in capsys.readouterr().out  # every option's default is shown
+
+
+def test_a_build_folder_that_is_a_loop_of_links_is_one_line(notebook_dir, tmp_path, monkeypatch, capsys):
+    """Issue 42: a ``build`` that is a symbolic link to itself was a traceback."""
+    import nbformat
+
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), notebook_dir / "00_a.ipynb")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    monkeypatch.setenv("REPROQ_BUILD", str(loop))
+    assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 2
+    err = capsys.readouterr().err
+    assert "is a loop of symbolic links" in err and str(loop) in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_folder_it_cannot_write_is_one_line_naming_it(monkeypatch, capsys):
+    """A read-only or full folder (root ignores permissions, so the error is raised here as the system would)."""
+    def refused(**kwargs):
+        raise PermissionError(13, "Permission denied", "/checkout/build/runs/smoke")
+        yield
+
+    monkeypatch.setattr(cli.batch, "run", refused)
+    assert cli.main(["run", "--profile", "smoke"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "reproq: /checkout/build/runs/smoke: Permission denied; fix the path (or REPROQ_BUILD) and " \
+                          "run again"
