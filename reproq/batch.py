@@ -290,24 +290,32 @@ def _stamp(profile: str, notebook: Path) -> Path:
     return paths.build_dir() / "runs" / profile / f"{notebook.stem}.json"
 
 
+def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
+    """The lock that admits one run of ``notebook`` in ``profile``, and the file naming its holder's pid: beside the
+    results the run writes (``<results>/<notebook>/.run.lock``), so that two build folders (``REPROQ_BUILD``) never
+    write one results folder at once, and removing ``build/`` under a running notebook admits no second one."""
+    folder = paths.output_dirs(profile)[0] / notebook.stem
+    return folder / ".run.lock", folder / ".run.pid"
+
+
 def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None, force: bool = False,
                  progress: bool = True) -> Outcome:
     """Run one notebook unless its last successful run had the same inputs; raise NotebookFailed on error, and when
-    another process runs the same notebook and profile in this checkout (they would write the same outputs)."""
+    another process runs the same notebook into the same results folder (:func:`admission`)."""
     from filelock import FileLock, Timeout
 
-    stamp = _stamp(profile, notebook)
-    stamp.parent.mkdir(parents=True, exist_ok=True)
+    lock_path, holder = admission(profile, notebook)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        lock, holder = FileLock(atomic.refuse_link(stamp.with_suffix(".lock"))), stamp.with_suffix(".pid")
+        lock = FileLock(atomic.refuse_link(lock_path))
     except ValueError as exc:
         raise NotebookFailed(str(exc)) from None
     try:
         lock.acquire(timeout=0)
     except Timeout:
         pid = holder.read_text().strip() if holder.is_file() else "unknown"
-        raise NotebookFailed(f"{notebook.name} is already running (pid {pid}, profile {profile}) in this checkout; "
-                             "wait for it to finish or stop it") from None
+        raise NotebookFailed(f"{notebook.name} is already running (pid {pid}, profile {profile}) into "
+                             f"{lock_path.parent}; wait for it to finish or stop it") from None
     try:
         atomic.write_text(holder, str(os.getpid()))  # a rename: a link at its name is replaced, not written through
         return _run_notebook(notebook, profile=profile, parameters=parameters, force=force, progress=progress)

@@ -243,9 +243,9 @@ def test_a_folder_that_refuses_the_cost_record_does_not_fail_a_finished_notebook
 
 def test_a_second_run_of_the_same_notebook_says_who_runs_it(notebook_dir):
     write_notebook(notebook_dir / "00_busy.ipynb", "x = 1")
-    lock = paths.build_dir() / "runs" / "smoke" / "00_busy.lock"
+    lock, pid = batch.admission("smoke", notebook_dir / "00_busy.ipynb")
     lock.parent.mkdir(parents=True, exist_ok=True)
-    (lock.with_suffix(".pid")).write_text("424242")
+    pid.write_text("424242")
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from filelock import FileLock; "
                                f"l = FileLock({str(lock)!r}); l.acquire(); print('held', flush=True); time.sleep(60)"],
                               stdout=subprocess.PIPE, text=True)
@@ -340,7 +340,7 @@ def test_no_write_of_a_run_follows_a_link_planted_in_build(notebook_dir, victim)
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
     nb = notebook_dir / "00_ok.ipynb"
     stamp, executed = batch._stamp("smoke", nb), batch.executed_copy("smoke", nb)
-    planted = [stamp.with_suffix(".pid"), executed.with_name(f"{executed.stem}.running.ipynb"),
+    planted = [batch.admission("smoke", nb)[1], executed.with_name(f"{executed.stem}.running.ipynb"),
                stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")]
     for link in planted:
         _plant(link, victim)
@@ -351,7 +351,7 @@ def test_no_write_of_a_run_follows_a_link_planted_in_build(notebook_dir, victim)
 
 def test_a_lock_that_is_a_link_is_refused_in_one_line(notebook_dir, victim):
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
-    lock = batch._stamp("smoke", notebook_dir / "00_ok.ipynb").with_suffix(".lock")
+    lock, _ = batch.admission("smoke", notebook_dir / "00_ok.ipynb")
     _plant(lock, victim)
     with pytest.raises(batch.NotebookFailed, match=f"{lock} is a symbolic link"):
         list(batch.run(profile="smoke", progress=False))
@@ -367,3 +367,16 @@ def test_a_side_by_side_log_that_is_a_link_is_not_written_through(notebook_dir, 
     with pytest.raises(ValueError, match="01_b.log is a symbolic link .* remove it and run again"):
         list(batch.run(profile="smoke", progress=False, jobs=2))  # before any child starts: none left running
     assert victim.read_text() == "untouched\n" and not schedule.log_path("smoke", notebook_dir / "00_a.ipynb").exists()
+
+
+def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path, monkeypatch):
+    """Issue 42: two `cpu` runs with different REPROQ_BUILD wrote one results/ folder side by side (the lock was in
+    each build folder); now both ask the same lock, under the results they write."""
+    nb = paths.NOTEBOOKS_DIR / "00_datasets.ipynb"
+    locks = []
+    for build in ("one", "two"):
+        monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / build))
+        locks.append(batch.admission("cpu", nb))
+    assert locks[0] == locks[1] and locks[0][0] == paths.ROOT / "results" / "00_datasets" / ".run.lock"
+    assert batch.admission("smoke", nb)[0].is_relative_to(tmp_path / "two")  # a smoke run's results are its build's
+
