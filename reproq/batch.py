@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -471,9 +472,9 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     ``address`` and ``workers`` for Dask: :mod:`reproq.train.executors`), yielding each outcome as it finishes; a
     failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records.
     ``retrain`` (implies ``force``) trains every run again: checkpoints and run records cached before this call are
-    not reused (:func:`reproq.train.retrain.reusable`). ``jobs`` notebooks run side by side (None: as many as the
-    cores allow, :func:`reproq.schedule.default_jobs`; :mod:`reproq.schedule` says what may overlap); with more than
-    one, a failure is raised after the others finished."""
+    not reused, each naming the batch that wrote it (:mod:`reproq.train.retrain`). ``jobs`` notebooks run side by side
+    (None: as many as the cores allow, :func:`reproq.schedule.default_jobs`; :mod:`reproq.schedule` says what may
+    overlap); with more than one, a failure is raised after the others finished."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
@@ -482,8 +483,8 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     jobs = schedule.default_jobs(n, executor) if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"--jobs must be 1 or more, got {jobs}")
-    # a side-by-side run's children inherit the retrain time of the whole run
-    retrained = (_environment({retraining.RETRAIN_BEFORE: repr(time.time())}) if retrain else contextlib.nullcontext())
+    # one retraining batch, by id: a side-by-side run's children inherit it (reproq.train.retrain)
+    retrained = (_environment({retraining.RETRAIN_BATCH: uuid.uuid4().hex}) if retrain else contextlib.nullcontext())
     start, load_before, ran = time.time(), os.getloadavg(), {}
     with thread_environment(n), executor_environment(executor, address=address, workers=workers), retrained:
         if jobs == 1 or len(chosen) == 1:

@@ -199,15 +199,16 @@ def test_recording_a_cost_needs_no_torch():
 
 
 def test_retrain_reaches_the_kernels_and_forces_the_run(notebook_dir, monkeypatch):
-    monkeypatch.delenv("REPROQ_RETRAIN_BEFORE", raising=False)
+    monkeypatch.delenv("REPROQ_RETRAIN_BATCH", raising=False)
     write_notebook(notebook_dir / "00_retrain.ipynb",
-                   "import os; open('retrain.txt', 'a').write(os.environ.get('REPROQ_RETRAIN_BEFORE', '-') + '\\n')")
+                   "import os; open('retrain.txt', 'a').write(os.environ.get('REPROQ_RETRAIN_BATCH', '-') + '\\n')")
     list(batch.run(profile="smoke", progress=False))
     list(batch.run(profile="smoke", progress=False))  # unchanged inputs: skipped
     list(batch.run(profile="smoke", progress=False, retrain=True))  # runs again, told to retrain
+    list(batch.run(profile="smoke", progress=False, retrain=True))  # another retraining batch: another id
     lines = (notebook_dir / "retrain.txt").read_text().splitlines()
-    assert lines[0] == "-" and len(lines) == 2 and float(lines[1]) > 0
-    assert "REPROQ_RETRAIN_BEFORE" not in os.environ  # restored after the batch
+    assert lines[0] == "-" and len(lines) == 3 and len(set(lines)) == 3 and all(len(b) == 32 for b in lines[1:])
+    assert "REPROQ_RETRAIN_BATCH" not in os.environ  # restored after the batch
 
 
 def test_a_killed_kernel_is_one_line_naming_the_notebook_and_memory(notebook_dir):

@@ -2,7 +2,8 @@
 
 A checkpoint is one ``torch.save`` dict (model and optimizer state, generator states, epoch, history,
 best state, the caller's fingerprint of its settings) at ``<dir>/last.pt``, and beside it ``last.pt.sha256``: the
-digest of its bytes and of its folder's name (the run's key), written with it. A checkpoint is resumed only with its
+digest of its bytes and of its folder's name (the run's key), written with it, and the retraining batch that wrote
+it (:mod:`reproq.train.retrain`). A checkpoint is resumed only with its
 digest: one replaced in its folder, or copied there from another run's (with or without its digest), is set aside
 and the run trains from its start. This catches a swapped or stray file, not a forger who recomputes the digest:
 only training again proves a number.
@@ -20,8 +21,9 @@ from pathlib import Path
 
 import torch
 
+from reproq import atomic
 from reproq.atomic import replace_atomically, sha256, write_text
-from reproq.train.retrain import reusable
+from reproq.train import retrain
 
 FILE = "last.pt"
 DIGEST = f"{FILE}.sha256"  # written with each checkpoint: what binds it to its run
@@ -29,8 +31,12 @@ DIGEST = f"{FILE}.sha256"  # written with each checkpoint: what binds it to its 
 
 def save(directory: str | Path, payload: dict) -> Path:
     """Write ``payload`` to ``directory/last.pt`` atomically, synced to disk before the rename, then its digest."""
-    path = replace_atomically(Path(directory) / FILE, lambda scratch: torch.save(payload, scratch), fsync=True)
-    write_text(path.with_name(DIGEST), bound_digest(path) + "\n")
+    return seal(replace_atomically(Path(directory) / FILE, lambda scratch: torch.save(payload, scratch), fsync=True))
+
+
+def seal(path: Path) -> Path:
+    """Write the checkpoint ``path``'s digest file: its :func:`bound_digest` and the retraining batch writing it."""
+    write_text(path.with_name(DIGEST), json.dumps({"sha256": bound_digest(path), "batch": retrain.current()}) + "\n")
     return path
 
 
@@ -56,10 +62,13 @@ def load(directory: str | Path) -> dict | None:
     tensors and plain values only, so a file that would build any other object (a poisoned cache) is refused, never
     run. One that cannot be read all the same is set aside as ``last.pt.damaged``, as above."""
     path = Path(directory) / FILE
-    if not path.is_file() or not reusable(path):
+    if not path.is_file():
         return None
-    written = path.with_name(DIGEST).read_text().strip() if path.with_name(DIGEST).is_file() else None
-    if written != bound_digest(path):
+    written = atomic.read_json(path.with_name(DIGEST), otherwise="the checkpoint is not resumed") \
+        if path.with_name(DIGEST).is_file() else None
+    if not retrain.reusable((written or {}).get("batch")):  # `reproq run --retrain`: written before this batch
+        return None
+    if (written or {}).get("sha256") != bound_digest(path):
         aside = set_aside(directory, "untrusted")
         why = "no digest was written with it" if written is None else "cut short, replaced or copied from another run"
         warnings.warn(f"{path}: not the checkpoint this run wrote ({why}); set aside as {aside.name}, the run trains "

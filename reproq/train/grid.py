@@ -26,9 +26,8 @@ import pandas as pd
 
 from reproq import atomic
 from reproq.peak_memory import PeakMemory
-from reproq.train import checkpoint
+from reproq.train import checkpoint, retrain
 from reproq.train.executors import Executor, from_environment
-from reproq.train.retrain import reusable
 
 
 @dataclass(frozen=True)
@@ -96,10 +95,8 @@ class RunStore:
 
     def load(self, config: Hashable, seed: int) -> RunResult | None:
         path = self.path(config, seed)
-        if path.is_file() and not reusable(path):  # `reproq run --retrain`
-            return None
         record = atomic.read_json(path, otherwise="the run is done again")
-        if record is None:
+        if record is None or not retrain.reusable(record.get("batch")):  # `reproq run --retrain`: before this batch
             return None
         digests = {name: record.pop(name, None) for name in ("record_sha256", "checkpoint_sha256")}
         if digests != {"record_sha256": _digest(record), "checkpoint_sha256": _file_digest(path.with_name(checkpoint.FILE))}:
@@ -108,12 +105,14 @@ class RunStore:
             warnings.warn(f"{path}: the run's record or checkpoint changed since the run finished; it trains again "
                           "from its start", RuntimeWarning, stacklevel=2)
             return None
+        record.pop("batch", None)
         return RunResult(config, **record)
 
     def save(self, run: RunResult) -> None:
         path = self.path(run.config, run.seed)
         # numpy scalars as the numbers they are, so that the record read back equals the run
         record = json.loads(json.dumps({k: v for k, v in asdict(run).items() if k != "config"}, default=_number))
+        record["batch"] = retrain.current()  # the retraining batch that ran it ("" outside one)
         record.update(record_sha256=_digest(record), checkpoint_sha256=_file_digest(path.with_name(checkpoint.FILE)))
         atomic.write_text(path, json.dumps(record, indent=1) + "\n")
 
@@ -133,8 +132,10 @@ def _number(value) -> float | int:
     raise TypeError(f"a run's record holds {type(value).__name__} {value!r}, which is not a number")
 
 
-def _measured(run_one: Callable[[Hashable, int], RunResult], config: Hashable, seed: int) -> RunResult:
-    with PeakMemory(children=False) as memory:
+def _measured(run_one: Callable[[Hashable, int], RunResult], batch: str, config: Hashable, seed: int) -> RunResult:
+    """``run_one(config, seed)`` with its peak memory, working for the retraining ``batch`` of the grid that sent it
+    wherever it runs (a worker never sees the runner's environment)."""
+    with PeakMemory(children=False) as memory, retrain.in_batch(batch):
         run = run_one(config, seed)
     return replace(run, peak_memory_mb=round(memory.peak_mb, 1))
 
@@ -159,7 +160,8 @@ def run_grid(run_one: Callable[[Hashable, int], RunResult], configs: Sequence[Ha
         if store is not None:
             store.save(run)
 
-    ran = (executor or from_environment()).map(functools.partial(_measured, run_one), missing, done=done)
+    ran = (executor or from_environment()).map(functools.partial(_measured, run_one, retrain.current()), missing,
+                                               done=done)
     found.update(zip(missing, ran))
     runs = {c: [found[c, s] for s in seeds] for c in configs}
     best = max(runs, key=lambda c: float(np.mean([r.dev[metric] for r in runs[c]])))

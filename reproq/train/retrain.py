@@ -1,20 +1,44 @@
-"""What ``reproq run --retrain`` changes: checkpoints and run records cached before the batch started are not reused.
+"""What ``reproq run --retrain`` changes: no checkpoint or run record written before the batch is reused.
 
-The runner sets :data:`RETRAIN_BEFORE` for the notebooks' kernels (and the Dask workers they start); a cached file
-written earlier is then treated as absent, and the run trains again and overwrites it. What the same batch writes is
-reused as always (a notebook that reads another's finished run, a run resumed after a kill).
+Decided by identity, never by a file's clock: the runner gives each retraining batch an id
+(:data:`RETRAIN_BATCH`, in its kernels' environment); every checkpoint and run record names the batch that wrote it
+(:func:`current`, empty outside a retraining batch); under ``--retrain`` a cached file is reused only if it names this
+batch (a notebook that reads another's finished run, a run resumed after a kill). The id travels with each training
+task to wherever it runs — a local kernel, local or external Dask workers, which never see the runner's environment —
+as part of the task (:func:`in_batch`, set by :func:`reproq.train.grid.run_grid`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
-from pathlib import Path
+from collections.abc import Iterator
 
-RETRAIN_BEFORE = "REPROQ_RETRAIN_BEFORE"  # seconds since the epoch, set by the runner
+RETRAIN_BATCH = "REPROQ_RETRAIN_BATCH"  # the retraining batch's id, set by the runner for its kernels
+_UNSET = object()
+_TASK: contextvars.ContextVar = contextvars.ContextVar("retrain_batch", default=_UNSET)
 
 
-def reusable(path: Path) -> bool:
-    """Whether the cached file ``path`` may be reused: yes, unless the batch asked to retrain what was cached
-    before it started."""
-    before = os.environ.get(RETRAIN_BEFORE)
-    return not before or path.stat().st_mtime >= float(before)
+def current() -> str:
+    """The retraining batch this code works for: the one its task brought (:func:`in_batch`), else the runner's
+    environment; ``""`` outside a retraining batch."""
+    batch = _TASK.get()
+    return os.environ.get(RETRAIN_BATCH, "") if batch is _UNSET else batch
+
+
+@contextlib.contextmanager
+def in_batch(batch: str) -> Iterator[None]:
+    """Within the block, :func:`current` is ``batch`` whatever this process's environment says (a task on a worker)."""
+    token = _TASK.set(batch)
+    try:
+        yield
+    finally:
+        _TASK.reset(token)
+
+
+def reusable(written_by: str | None) -> bool:
+    """Whether a cached file written by batch ``written_by`` may be reused: yes, unless this is a retraining batch
+    and another batch (or none) wrote it."""
+    batch = current()
+    return not batch or written_by == batch

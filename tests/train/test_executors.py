@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -84,13 +86,14 @@ def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, c
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     assert len(calls) == 2 and "2 of 2 runs reused from" in capsys.readouterr().err  # said, not silent
-    written = store.path("a", 1).stat().st_mtime
-    monkeypatch.setenv(retrain.RETRAIN_BEFORE, repr(written + 1))  # `reproq run --retrain` started after they were
+    future = store.path("a", 1).stat().st_mtime + 10 ** 6
+    os.utime(store.path("a", 1), (future, future))  # a record dated in the future: no clock decides
+    monkeypatch.setenv(retrain.RETRAIN_BATCH, "b2")  # `reproq run --retrain`: a batch of its own
     assert checkpoint.load(tmp_path / "a1".ljust(16, "0")) is None
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     assert calls[2:] == [("a", 1), ("a", 2)]
-    monkeypatch.setenv(retrain.RETRAIN_BEFORE, repr(written - 1))  # what this batch wrote itself is reused
-    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
+    assert json.loads(store.path("a", 1).read_text())["batch"] == "b2"  # each record names the batch that ran it
+    run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)  # what b2 wrote is reused
     assert len(calls) == 4
 
 

@@ -212,7 +212,7 @@ def test_a_poisoned_checkpoint_is_refused_and_never_runs(tmp_path, capsys):
     with pytest.warns(RuntimeWarning, match="no digest was written with it"):  # never even read
         assert checkpoint.load(tmp_path) is None
     torch.save({"fingerprint": "toy", "state": Payload()}, path)
-    (tmp_path / checkpoint.DIGEST).write_text(checkpoint.bound_digest(path))  # a forger who writes the digest too
+    checkpoint.seal(path)  # a forger who writes the digest too
     with pytest.raises(ValueError, match="refused, it holds more than tensors"):
         checkpoint.load(tmp_path)
     assert "this ran" not in capsys.readouterr().out
@@ -221,7 +221,7 @@ def test_a_poisoned_checkpoint_is_refused_and_never_runs(tmp_path, capsys):
 def test_an_unreadable_checkpoint_with_its_digest_is_set_aside_as_damaged(tmp_path):
     path = tmp_path / checkpoint.FILE
     path.write_bytes(b"")  # a 0-byte file, its digest written: one line naming it, no traceback
-    (tmp_path / checkpoint.DIGEST).write_text(checkpoint.bound_digest(path))
+    checkpoint.seal(path)
     with pytest.warns(RuntimeWarning, match=r"last.pt could not be read .*set aside as last.pt.damaged"):
         assert checkpoint.load(tmp_path) is None
     assert (tmp_path / f"{checkpoint.FILE}.damaged").is_file() and not path.exists()
