@@ -40,3 +40,34 @@ def test_spread_finds_the_record_that_moved_and_the_mean_beside_the_seeds_sd(tmp
 def test_the_command_names_a_missing_folder(tmp_path, capsys):
     assert main(["machines", str(tmp_path / "nowhere")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage, said", [
+    ('{"paper": "tay2018"', "not a JSON record"),
+    ("[1, 2]", "not a record (a JSON list, not an object)"),
+    ('"value"', "not a record (a JSON string, not an object)"),
+    ('{"paper": "tay2018", "table": "Table 6"}', "not a record (missing"),
+    ({"value": "0.7"}, "'value' must be a number, got '0.7'"),
+    ({"value": None}, "'value' must be a number, got None"),
+    ({"seeds": "12"}, "'seeds' must be a list of integers, got '12'"),
+    ({"seeds": [1.5]}, "'seeds' must be a list of integers, got [1.5]"),
+    ({"method": 7}, "'method' must be a string, got 7"),
+])
+def test_a_malformed_record_is_one_line_naming_file_and_line(tmp_path, damage, said):
+    """Issue 42: a malformed results folder for ``reproq machines`` gave tracebacks, errors naming no file, and a
+    bad field that silently dropped a pairing (seeds as a string pair with nothing)."""
+    here, other = write(tmp_path / "here", A), write(tmp_path / "other", A)
+    path = other / "04_trecqa_ctrn" / "tay2018_table6.jsonl"
+    good = json.loads(path.read_text().splitlines()[0])
+    line = json.dumps({**good, **damage}) if isinstance(damage, dict) else damage
+    path.write_text(path.read_text() + line + "\n")
+    with pytest.raises(ValueError) as caught:
+        machines.compare(here, other, ["04_trecqa_ctrn"])
+    (message,) = str(caught.value).splitlines()
+    assert message.startswith(f"{path}, line 5: ") and said in message
+
+
+def test_a_cost_file_that_is_not_json_leaves_the_machine_unknown_in_one_warning(tmp_path):
+    (tmp_path / "pipeline_cost.json").write_text('{"04_trecqa_ctrn": ')
+    with pytest.warns(UserWarning, match="pipeline_cost.json: unreadable .* its machine is said unknown"):
+        assert machines.machine_of(tmp_path, "04_trecqa_ctrn") == "unknown CPU (code ?)"

@@ -11,12 +11,12 @@ a difference of the third decimal. ``reproq machines OTHER_RESULTS`` prints it; 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from reproq import atomic
 from reproq.report.verdicts import load_records
 from reproq.results import KEYS
 
@@ -64,6 +64,7 @@ def spread(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def machine_of(results_dir: Path, folder: str) -> str:
     """The CPU a notebook's results were computed on, as its ``pipeline_cost.json`` entry names it."""
-    cost = Path(results_dir) / "pipeline_cost.json"
-    entry = json.loads(cost.read_text()).get(folder, {}) if cost.exists() else {}
+    costs = atomic.read_json(Path(results_dir) / "pipeline_cost.json", otherwise="its machine is said unknown")
+    entry = costs.get(folder, {}) if isinstance(costs, dict) else {}
+    entry = entry if isinstance(entry, dict) else {}
     return f"{entry.get('cpu', 'unknown CPU')} (code {entry.get('code_version', '?')})"

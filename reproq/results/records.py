@@ -52,21 +52,50 @@ class Record:
 
 def read_records(path: Path) -> list[Record]:
     """The records of a ``.jsonl`` file (:meth:`reproq.results.Outputs.save_records`); ValueError naming the file and
-    line of one that is not a record."""
+    line of one that is not a record, or whose field is of the wrong kind (:func:`_checked`)."""
     records = []
     for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
         if not line.strip():
             continue
         try:
             fields = json.loads(line)
-            fields["seeds"] = tuple(fields.get("seeds", ()))
-            fields["per_question"] = tuple(fields.get("per_question", ()))
-            records.append(Record(**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__}))
-        except (json.JSONDecodeError, TypeError, AttributeError) as exc:
-            what = f"not a JSON record ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else f"not a record ({exc})"
-            raise ValueError(f"{path}, line {number}: {what}; rerun the notebook {Path(path).parent.name} to write it "
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}, line {number}: not a JSON record ({exc.msg}); rerun the notebook "
+                             f"{Path(path).parent.name} to write it again") from None
+        try:
+            records.append(Record(**_checked(fields)))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}, line {number}: {exc}; rerun the notebook {Path(path).parent.name} to write it "
                              "again") from None
     return records
+
+
+_STRINGS = ("paper", "table", "dataset", "split", "method", "setting", "metric", "variant", "code_version", "device",
+            "machine")
+
+
+def _checked(fields) -> dict:
+    """A record's fields as :class:`Record` takes them, or ValueError saying which is not what it must be (a value
+    that is no number, seeds that are no list of integers: a field of the wrong kind would pair with nothing)."""
+    if not isinstance(fields, dict):
+        raise ValueError(f"not a record (a JSON {type(fields).__name__.replace('str', 'string')}, not an object)")
+    missing = [k for k in ("paper", "table", "dataset", "split", "method", "setting", "metric", "value")
+               if k not in fields]
+    if missing:
+        raise ValueError(f"not a record (missing {', '.join(missing)})")
+    for k in _STRINGS:
+        if k in fields and not isinstance(fields[k], str):
+            raise ValueError(f"{k!r} must be a string, got {fields[k]!r}")
+    if isinstance(fields["value"], bool) or not isinstance(fields["value"], (int, float)):
+        raise ValueError(f"'value' must be a number, got {fields['value']!r}")
+    seeds = fields.get("seeds", [])
+    if not isinstance(seeds, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
+        raise ValueError(f"'seeds' must be a list of integers, got {seeds!r}")
+    per_question = fields.get("per_question", [])
+    if not isinstance(per_question, list) or not all(isinstance(x, (int, float)) for x in per_question):
+        raise ValueError("'per_question' must be a list of numbers")
+    return {**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__},
+            "seeds": tuple(seeds), "per_question": tuple(per_question)}
 
 
 def code_version() -> str:
