@@ -299,8 +299,15 @@ def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
     return folder / ".run.lock", folder / ".run.pid"
 
 
+def time_limit(profile: str, notebook: Path) -> float | None:
+    """The default time limit of one cell of ``notebook``: three times the notebook's last recorded run, at least ten
+    minutes (generous: a hung cell is caught, a slow machine is not); None where no run was recorded."""
+    last = schedule.expected_seconds(profile).get(notebook.stem)
+    return None if last is None else max(600.0, 3 * last)
+
+
 def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None, force: bool = False,
-                 progress: bool = True) -> Outcome:
+                 progress: bool = True, limit: float | None = None) -> Outcome:
     """Run one notebook unless its last successful run had the same inputs; raise NotebookFailed on error, and when
     another process runs the same notebook into the same results folder (:func:`admission`)."""
     from filelock import FileLock, Timeout
@@ -319,12 +326,14 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
                              f"{lock_path.parent}; wait for it to finish or stop it") from None
     try:
         atomic.write_text(holder, str(os.getpid()))  # a rename: a link at its name is replaced, not written through
-        return _run_notebook(notebook, profile=profile, parameters=parameters, force=force, progress=progress)
+        return _run_notebook(notebook, profile=profile, parameters=parameters, force=force, progress=progress,
+                             limit=limit)
     finally:
         lock.release()
 
 
-def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, force: bool, progress: bool) -> Outcome:
+def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, force: bool, progress: bool,
+                  limit: float | None) -> Outcome:
     import papermill
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from papermill.exceptions import PapermillExecutionError
@@ -343,10 +352,12 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     executed.unlink(missing_ok=True)
     running.unlink(missing_ok=True)  # a link planted at its name goes: papermill writes the copy by name
     start, load_before = time.time(), os.getloadavg()
+    cell_limit = limit or time_limit(profile, notebook)  # None: no run recorded, no limit
     try:
         with PeakMemory() as memory, _renamed_after(running, executed):
             _interruptible(lambda: papermill.execute_notebook(str(notebook), str(running), parameters=params,
                                                               cwd=str(notebook.parent), progress_bar=progress,
+                                                              execution_timeout=cell_limit,
                                                               kernel_name="python3",
                                                               kernel_manager_class=_local_kernel_manager()))
     except PapermillExecutionError as exc:
@@ -359,8 +370,10 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
                              f"{memory.peak_mb:,.0f} MB of this machine's {_total_memory_mb():,.0f} MB); fewer seeds "
                              f"(-p 'SEEDS=[1]') or --profile smoke need less; the executed copy so far is "
                              f"{executed}") from None
-    except CellTimeoutError as exc:
-        raise NotebookFailed(f"{notebook.name}: a cell ran past its time limit ({exc}); the executed copy so far is "
+    except CellTimeoutError:
+        said = f"{cell_limit:.0f} s " + ("(--time-limit)" if limit else "(three times its last recorded run, at least "
+                                                                    "ten minutes; --time-limit SECONDS sets another)")
+        raise NotebookFailed(f"{notebook.name}: a cell ran past the time limit of {said}; the executed copy so far is "
                              f"{executed}") from None
     except OSError as exc:  # the executed copy or a kernel file: a read-only or full folder, a missing kernel
         raise NotebookFailed(f"{notebook.name} could not be run: {type(exc).__name__}: {exc}") from None
@@ -467,14 +480,16 @@ def _total_memory_mb() -> float:
 
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,
         progress: bool = True, n_threads: int | None = None, executor: str = "local", address: str | None = None,
-        workers: int | None = None, retrain: bool = False, jobs: int | None = 1) -> Iterator[Outcome]:
+        workers: int | None = None, retrain: bool = False, jobs: int | None = 1,
+        limit: float | None = None) -> Iterator[Outcome]:
     """Run the notebooks in order with ``threads(n_threads)`` threads each, their grids on ``executor`` (with
     ``address`` and ``workers`` for Dask: :mod:`reproq.train.executors`), yielding each outcome as it finishes; a
     failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records.
     ``retrain`` (implies ``force``) trains every run again: checkpoints and run records cached before this call are
     not reused, each naming the batch that wrote it (:mod:`reproq.train.retrain`). ``jobs`` notebooks run side by side
     (None: as many as the cores allow, :func:`reproq.schedule.default_jobs`; :mod:`reproq.schedule` says what may
-    overlap); with more than one, a failure is raised after the others finished."""
+    overlap); with more than one, a failure is raised after the others finished. ``limit``: the seconds one cell may
+    run (default: :func:`time_limit`, from each notebook's last recorded run)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
@@ -493,7 +508,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
                 if progress:
                     yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb), _eta(k, chosen, expected))
                 outcome = run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
-                                       progress=progress)
+                                       progress=progress, limit=limit)
                 ran |= {nb.stem: outcome.seconds} if outcome.status == "ran" else {}
                 yield outcome
         else:
@@ -502,7 +517,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
                                          parameters=lambda nb: {k: v for k, v in given.items()
                                                                 if k in notebook_parameters(nb)},
                                          threads=n, executor=dict(executor=executor, address=address,
-                                                                  workers=workers)):
+                                                                  workers=workers), limit=limit):
                 ran |= {outcome.notebook: outcome.seconds} if outcome.status == "ran" else {}
                 yield outcome
         if not only and set(ran) == {nb.stem for nb in chosen}:  # the whole pipeline, every notebook run, none failed

@@ -7,7 +7,7 @@
                                                 file of a dataset named here is missing
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force | --retrain] [--threads N]
                [--jobs N] [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
-                                                execute the notebooks headless (papermill); parameters are
+               [--time-limit SECONDS]           execute the notebooks headless (papermill); parameters are
                                                 checked against the notebooks' parameters cells; one torch
                                                 thread unless --threads or OMP_NUM_THREADS says otherwise;
                                                 notebooks side by side as the cores allow (--jobs); the
@@ -125,7 +125,7 @@ def _run(args) -> int:
         for outcome in batch.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
                                   address=args.address, workers=args.workers, retrain=args.retrain,
-                                  jobs=args.jobs):
+                                  jobs=args.jobs, limit=args.time_limit):
             if outcome.status == "started":
                 print(f"started  {outcome.notebook}  {outcome.message}", flush=True)
                 continue
@@ -309,6 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                      help="notebooks side by side, each in its own process at --threads each (default: cores / "
                           "threads; 1 with --executor dask); the same records as one after another")
+    run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                     help="the seconds one cell may run before the notebook fails in one line (default: three times "
+                          "its last recorded run, at least ten minutes)")
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")

@@ -95,7 +95,7 @@ def log_path(profile: str, notebook: Path) -> Path:
 
 
 def command(notebook: Path, *, profile: str, parameters: dict, force: bool, threads: int,
-            executor: dict) -> list[str]:
+            executor: dict, limit: float | None = None) -> list[str]:
     """The ``reproq run`` of one notebook, as the side-by-side runner starts it: with ``parameters`` (those it has)
     and ``executor`` (``{"executor": "dask", "address": None, "workers": 2}``)."""
     where = [arg for k, v in executor.items() if v is not None for arg in (f"--{k}", str(v))]
@@ -104,11 +104,13 @@ def command(notebook: Path, *, profile: str, parameters: dict, force: bool, thre
                  "paths.NOTEBOOKS_DIR = Path(sys.argv[1]); sys.exit(cli.main(sys.argv[2:]))")
     return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile,
             "--only", notebook.stem, "--jobs", "1", "--threads", str(threads), *where, *(["--force"] if force else []),
+            *(["--time-limit", repr(limit)] if limit else []),
             *(arg for k, v in parameters.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
 
 
 def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, parameters: Callable[[Path], dict],
-                     force: bool, threads: int, executor: dict) -> Iterator[tuple[str, Path, Finished | None]]:
+                     force: bool, threads: int, executor: dict,
+                     limit: float | None = None) -> Iterator[tuple[str, Path, Finished | None]]:
     """Run ``notebooks`` as :func:`plan` orders them, ``jobs`` at a time, each with ``parameters(notebook)``; yields
     ``("started", notebook, None)`` and ``("finished", notebook, Finished)`` as they happen. The environment
     (retrain time, data mirror) is inherited by every child."""
@@ -122,7 +124,8 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
         log.parent.mkdir(parents=True, exist_ok=True)
         handle = atomic.open_for_writing(log)  # closed when the child ends
         child = subprocess.Popen(command(nb, profile=profile, parameters=parameters(nb), force=force, threads=threads,
-                                         executor=executor), stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
+                                         executor=executor, limit=limit),
+                                 stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
         return child, handle, log, time.time()
 
     def phase(queues: list[list[Path]], slots: int) -> Iterator[tuple[str, Path, Finished | None]]:

@@ -381,3 +381,20 @@ def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path,
     assert locks[0] == locks[1] and locks[0][0] == paths.ROOT / "results" / "00_datasets" / ".run.lock"
     assert batch.admission("smoke", nb)[0].is_relative_to(tmp_path / "two")  # a smoke run's results are its build's
 
+
+
+def test_a_hung_cell_fails_in_one_line_at_the_time_limit(notebook_dir):
+    """Issue 42: no notebook had a time limit, so a hung cell hung the batch for ever."""
+    write_notebook(notebook_dir / "00_hung.ipynb", "import time; time.sleep(120)")
+    with pytest.raises(batch.NotebookFailed, match=r"00_hung.ipynb: a cell ran past the time limit of 3 s "
+                                                   r"\(--time-limit\); the executed copy so far is"):
+        list(batch.run(profile="smoke", progress=False, limit=3))
+
+
+def test_the_default_time_limit_is_generous_and_follows_the_last_recorded_run(notebook_dir):
+    nb = notebook_dir / "00_timed.ipynb"
+    assert batch.time_limit("smoke", nb) is None  # never run: no limit
+    batch.record_cost("smoke", "00_timed", {"seconds": 30.0})
+    assert batch.time_limit("smoke", nb) == 600.0  # at least ten minutes
+    batch.record_cost("smoke", "00_timed", {"seconds": 1200.0})
+    assert batch.time_limit("smoke", nb) == 3600.0

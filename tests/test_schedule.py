@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reproq import batch, schedule
+from reproq import batch, paths, schedule
 from tests.test_batch import write_notebook
 
 
@@ -79,3 +79,13 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
         list(batch.run(profile="smoke", force=True, progress=False, jobs=2))
     assert not (notebook_dir / "report.txt").exists()
     assert all((notebook_dir / f"{n}.txt").exists() for n in ("00_a", "01_b", "03_c"))  # the others finished
+
+
+def test_a_time_limit_reaches_the_side_by_side_children():
+    from reproq import cli
+
+    command = schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke", parameters={},
+                               force=False, threads=1, executor={"executor": "local"}, limit=60.0)
+    assert cli.build_parser().parse_args(command[4:]).time_limit == 60.0  # [python, -c, bootstrap, notebooks, run ...]
+    assert "--time-limit" not in schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke",
+                                                  parameters={}, force=False, threads=1, executor={"executor": "local"})
