@@ -457,7 +457,7 @@ def paper_budget_reading(records: Sequence[Record], folder) -> str:
     claims = paper_budget_claims(records)
     if claims.empty:
         return ("No records of TRAIN-ALL at the paper's budget in this folder: `reproq run --only 04 --param "
-                "PAPER_BUDGET=True --executor dask` trains them.")
+                "PAPER_BUDGET=True --executor dask --time-limit 14400` trains them (one cell of about two hours).")
     lines = []
     search = Path(folder) / f"{BUDGET_SEARCH}.csv"
     if search.exists():
