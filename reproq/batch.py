@@ -378,17 +378,18 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     except OSError as exc:  # the executed copy or a kernel file: a read-only or full folder, a missing kernel
         raise NotebookFailed(f"{notebook.name} could not be run: {type(exc).__name__}: {exc}") from None
     seconds = time.time() - start
-    _bookkeeping(record_cost, profile, notebook.stem, {
+    written = [_bookkeeping(record_cost, profile, notebook.stem, {
         "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "peak_memory_read": memory.how,
-        **_circumstances(load_before)})
-    _bookkeeping(_keep, executed, kept_copy(profile, notebook))
+        **_circumstances(load_before)}), _bookkeeping(_keep, executed, kept_copy(profile, notebook))]
     results_dir = paths.output_dirs(profile)[0]
     if results_dir == paths.ROOT / "results":  # the committed results: the notebook carries their words
-        _bookkeeping(readings.write, notebook, results_dir)
-    # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file)
-    _bookkeeping(atomic.write_json, stamp, {"fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1),
-                                            "parameters": params, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                                            "outputs": recorded_outputs(notebook, profile)})
+        written.append(_bookkeeping(readings.write, notebook, results_dir))
+    # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file): only when
+    # all of the above was written is the notebook finished; otherwise no stamp, and the next run runs it again
+    if all(written):
+        _bookkeeping(atomic.write_json, stamp, {
+            "fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1), "parameters": params,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed)
 
 
@@ -462,14 +463,18 @@ def _stop_children(grace_s: float = 3.0) -> None:
             child.kill()
 
 
-def _bookkeeping(write, *args) -> None:
-    """``write(*args)`` after a notebook finished (its cost, reading cells, stamp): a folder that refuses it (read-only,
-    full) costs one warning line, never the finished notebook (it only runs again next time)."""
+def _bookkeeping(write, *args) -> bool:
+    """``write(*args)`` after a notebook ran (its cost, its kept copy, reading cells, stamp), and whether it wrote: a
+    folder that refuses it (read-only, full) costs one warning line and the stamp, never the run's outputs; without a
+    stamp the next run runs the notebook again, as the line says."""
     try:
         write(*args)
+        return True
     except OSError as exc:
-        print(f"reproq: warning: the notebook finished, but {getattr(write, '__name__', write)} could not write "
-              f"({type(exc).__name__}: {exc}); it will run again next time", file=sys.stderr, flush=True)
+        print(f"reproq: warning: the notebook ran, but {getattr(write, '__name__', write)} could not write "
+              f"({type(exc).__name__}: {exc}); it is not stamped finished, and the next run runs it again",
+              file=sys.stderr, flush=True)
+        return False
 
 
 def _total_memory_mb() -> float:

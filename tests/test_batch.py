@@ -239,7 +239,28 @@ def test_a_folder_that_refuses_the_cost_record_does_not_fail_a_finished_notebook
     monkeypatch.setattr(batch, "record_cost", refuse)
     assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
     err = capsys.readouterr().err
-    assert "the notebook finished, but refuse could not write (PermissionError" in err and "Traceback" not in err
+    assert "the notebook ran, but refuse could not write (PermissionError" in err and "Traceback" not in err
+    assert "the next run runs it again" in err
+
+
+@pytest.mark.parametrize("refused", ["_keep", "record_cost"])
+def test_a_notebook_whose_kept_copy_or_cost_could_not_be_written_runs_again_as_the_line_says(
+        notebook_dir, monkeypatch, capsys, refused):
+    """Issue 42: disk full while writing the kept copy said "it will run again next time", and the next run said
+    "skipped", the kept copy the previous run's beside the new records."""
+    write_notebook(notebook_dir / "00_fine.ipynb", "x = 1")
+    written = getattr(batch, refused)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device", "results/00_fine/00_fine.ipynb")
+
+    monkeypatch.setattr(batch, refused, full)
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert "the next run runs it again" in capsys.readouterr().err
+    monkeypatch.setattr(batch, refused, written)  # the disk has room again
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]  # as said, not "skipped"
+    assert batch.kept_copy("smoke", notebook_dir / "00_fine.ipynb").is_file()
+    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
 
 
 def test_a_second_run_of_the_same_notebook_says_who_runs_it(notebook_dir):
