@@ -175,6 +175,32 @@ def _answers(address: str, timeout: float = 5.0) -> None:
     except OSError as exc:
         raise ValueError(f"no Dask scheduler answers at {address} ({exc.strerror or exc}): start one there "
                          "(`dask scheduler`), or leave --address out for a local cluster") from None
+    _handshake(address, 2 * timeout)
+
+
+def _handshake(address: str, timeout: float) -> None:
+    """ValueError unless a Dask scheduler answers at ``address`` within ``timeout`` seconds: something else listening
+    there (another server) would leave the first grid waiting for ever."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect
+
+    async def identity():
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            await comm.close()
+
+    try:  # in a thread of its own: a notebook's kernel already runs an event loop
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, asyncio.wait_for(identity(), timeout)).result()
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"something listens at {address}, but no Dask scheduler answered within {timeout:.0f} s "
+                         f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}): give the address of a "
+                         "`dask scheduler`, or leave --address out for a local cluster") from None
 
 
 def executor(name: str = "local", *, address: str | None = None, workers: int | None = None) -> Executor:

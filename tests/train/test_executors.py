@@ -62,10 +62,12 @@ def test_a_scheduler_address_is_checked_before_anything_runs():
 
     from reproq.train.executors import check
 
-    with socket.socket() as listening:  # something that answers, as a scheduler would
+    with socket.socket() as listening:  # something that listens but does not speak Dask: the grid waited for ever
         listening.bind(("127.0.0.1", 0))
         listening.listen()
-        check("dask", address=f"tcp://127.0.0.1:{listening.getsockname()[1]}")
+        with pytest.raises(ValueError, match=r"something listens at tcp://127.0.0.1:\d+, but no Dask scheduler "
+                                             r"answered within 10 s"):
+            check("dask", address=f"tcp://127.0.0.1:{listening.getsockname()[1]}")
         free = listening.getsockname()[1]
     with pytest.raises(ValueError, match=f"no Dask scheduler answers at tcp://127.0.0.1:{free}"):
         check("dask", address=f"tcp://127.0.0.1:{free}")

@@ -17,7 +17,7 @@ from torch import nn
 
 from reproq import paths
 from reproq.train import checkpoint, retrain
-from reproq.train.executors import DaskExecutor
+from reproq.train.executors import DaskExecutor, check
 from reproq.train.grid import RunResult, RunStore, run_grid
 from reproq.train.loop import fit
 
@@ -58,6 +58,7 @@ def cluster(tmp_path):
     executor = DaskExecutor(address=address)
     try:
         executor.client.wait_for_workers(1, timeout=120)
+        check("dask", address=address)  # a real scheduler passes the runner's check (its handshake too)
         yield executor
     finally:
         executor.close()
