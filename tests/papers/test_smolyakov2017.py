@@ -120,18 +120,26 @@ def test_an_adversarial_gain_on_every_seed_turns_the_readings_verdict(results):
 
 
 def test_the_lambda_margin_and_the_pooling_words_follow_the_tables(results):
+    """The words follow the notebook's tables, whatever the committed numbers: the LSTM's dev margin between two λ
+    inside the seeds' spread becomes outside it when the other λ falls far behind; CNN-direct's gap to TF-IDF that
+    remains per query closes when its per-query AUC nears TF-IDF's."""
     folder = results / "09_domain_adaptation"
+
+    def line(text: str, start: str) -> str:
+        return next(row for row in text.splitlines() if row.lstrip("- ").startswith(start))
+
     before = _reading(results)
-    assert "inside the direct runs' seed-to-seed sd" in before and "most of it remains per query" in before
+    assert "inside the direct runs' seed-to-seed sd" in line(before, "LSTM, probe")
+    assert line(before, "CNN-direct's gap to TF-IDF").endswith("most of it remains per query.")
     (sweep,) = folder.glob("smolyakov2017_lambda_sweep*.csv")
     table = pd.read_csv(sweep)
     table.loc[table["lambda"] == 0.1, "AUC(0.05)"] -= 0.05  # λ = 0.1 far behind the chosen λ on dev
     table.to_csv(sweep, index=False)
     (ranking,) = folder.glob("smolyakov2017_pooled_vs_per_query*.csv")
     table = pd.read_csv(ranking)
-    table.loc[table["method"] == "CNN-direct", "mean per-query AUC"] = 0.92  # per query, CNN near TF-IDF
+    reference = table.loc[table["method"].str.startswith("TF-IDF"), "mean per-query AUC"].max()
+    table.loc[table["method"] == "CNN-direct", "mean per-query AUC"] = reference - 0.015  # per query, near TF-IDF
     table.to_csv(ranking, index=False)
     after = _reading(results)
-    assert "by 0.0504 over the next λ, outside the direct runs' seed-to-seed sd" in after
-    assert "CNN-direct's gap to TF-IDF (fitted on Android): 0.303 pooled, 0.015 per query: most of it closes" \
-        in after
+    assert "outside the direct runs' seed-to-seed sd" in line(after, "LSTM, probe")
+    assert line(after, "CNN-direct's gap to TF-IDF").endswith("0.015 per query: most of it closes per query.")
