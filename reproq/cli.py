@@ -34,7 +34,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from reproq import batch, paths
@@ -363,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     args = parser.parse_args(argv)
+    main_thread = threading.current_thread() is threading.main_thread()  # only there can a handler be set
+    terminate = signal.signal(signal.SIGTERM, _as_interrupt) if main_thread else None  # SIGTERM as Ctrl-C
     try:
         return args.func(args)
     except (DataError, ValueError) as exc:
@@ -376,6 +380,14 @@ def main(argv: list[str] | None = None) -> int:
         print("reproq: interrupted; finished notebooks and downloads are kept, run the same command to resume",
               file=sys.stderr)
         return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, terminate)
+
+
+def _as_interrupt(signum, frame) -> None:
+    """SIGTERM (a ``kill``, or a ``--jobs`` parent that died: :func:`reproq.schedule._die_with`) as Ctrl-C."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

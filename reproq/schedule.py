@@ -17,6 +17,7 @@ The lanes and single notebooks start longest first, by the seconds the profile's
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -125,7 +126,8 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
         handle = atomic.open_for_writing(log)  # closed when the child ends
         child = subprocess.Popen(command(nb, profile=profile, parameters=parameters(nb), force=force, threads=threads,
                                          executor=executor, limit=limit),
-                                 stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT)
+                                 stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT,
+                                 preexec_fn=functools.partial(_die_with, os.getpid()))
         return child, handle, log, time.time()
 
     def phase(queues: list[list[Path]], slots: int) -> Iterator[tuple[str, Path, Finished | None]]:
@@ -164,6 +166,18 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
     yield from phase([list(u.notebooks) for u in units], max(1, jobs))
     if last and not failed:
         yield from phase([[nb] for nb in last], 1)
+
+
+def _die_with(parent: int) -> None:
+    """In a child, before it runs: a SIGTERM when ``parent`` dies, however it dies (kill -9 too; Linux's
+    ``PR_SET_PDEATHSIG``), which the child takes as Ctrl-C and so stops its kernel (:func:`reproq.cli.main`)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the call: nobody would send it
+            os._exit(1)
 
 
 def default_jobs(threads: int, executor: str) -> int:

@@ -4,6 +4,10 @@ outputs as one after another."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 import re
 from pathlib import Path
 
@@ -89,3 +93,45 @@ def test_a_time_limit_reaches_the_side_by_side_children():
     assert cli.build_parser().parse_args(command[4:]).time_limit == 60.0  # [python, -c, bootstrap, notebooks, run ...]
     assert "--time-limit" not in schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke",
                                                   parameters={}, force=False, threads=1, executor={"executor": "local"})
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_no_process_of_a_side_by_side_run_outlives_its_parent(tmp_path, how):
+    """Issue 42: SIGTERM or kill -9 of a ``--jobs`` parent left its ``reproq run`` children and their kernels running
+    their notebooks to the end."""
+    import signal
+
+    import nbformat
+    import psutil
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for name in ("00_a", "01_b"):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('PROFILE = "smoke"'),
+                                             nbformat.v4.new_code_cell("import time; time.sleep(120)")])
+        nb.cells[0].metadata["tags"] = ["parameters"]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, notebooks / f"{name}.ipynb")
+    script = ("import sys; from pathlib import Path; from reproq import cli, paths; "
+              f"paths.NOTEBOOKS_DIR = Path({str(notebooks)!r}); sys.exit(cli.main(['run', '--profile', 'smoke', "
+              "'--jobs', '2']))")
+    env = {**os.environ, "REPROQ_BUILD": str(tmp_path / "build")}
+    parent = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=paths.ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:  # two children, each with its kernel, running their sleeping cells
+            family = psutil.Process(parent.pid).children(recursive=True)
+            if sum("ipykernel" in " ".join(p.cmdline()) for p in family if p.is_running()) >= 2:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the two kernels never started")
+        os.kill(parent.pid, getattr(signal, how))
+        parent.wait(timeout=30)
+        _, alive = psutil.wait_procs(family, timeout=5)
+        assert not alive, f"left running after {how} of the parent: {[p.cmdline()[:3] for p in alive]}"
+    finally:
+        parent.kill()
+        for p in psutil.Process().children(recursive=True):
+            p.kill()
