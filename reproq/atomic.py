@@ -92,10 +92,10 @@ def refuse_link(path: str | Path) -> Path:
     return Path(path)
 
 
-def open_for_writing(path: str | Path):
-    """``path`` opened for writing text from its start, refused (:func:`refuse_link`) where it is a link; for what is
-    written as it goes (a log), which cannot be written whole and renamed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+def open_for_appending(path: str | Path):
+    """``path`` opened for writing text at its end (never truncated), refused (:func:`refuse_link`) where it is a
+    link; for what is written as it goes (a log), which cannot be written whole and renamed."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     try:
         return os.fdopen(os.open(refuse_link(path), flags, 0o644), "w")
     except OSError as exc:  # a link planted between the check and the open

@@ -300,8 +300,8 @@ def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
 
 
 def time_limit(profile: str, notebook: Path) -> float | None:
-    """The default time limit of one cell of ``notebook``: three times the notebook's last recorded run, at least ten
-    minutes (generous: a hung cell is caught, a slow machine is not); None where no run was recorded."""
+    """The default time limit of one run of ``notebook``: three times its last recorded run, at least ten minutes
+    (generous: a hung cell is caught, a slow machine is not); None where no run was recorded."""
     last = schedule.expected_seconds(profile).get(notebook.stem)
     return None if last is None else max(600.0, 3 * last)
 
@@ -335,7 +335,7 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
 def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, force: bool, progress: bool,
                   limit: float | None) -> Outcome:
     import papermill
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from nbclient.exceptions import DeadKernelError
     from papermill.exceptions import PapermillExecutionError
 
     params = {"PROFILE": profile, **(parameters or {})}
@@ -352,14 +352,20 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     executed.unlink(missing_ok=True)
     running.unlink(missing_ok=True)  # a link planted at its name goes: papermill writes the copy by name
     start, load_before = time.time(), os.getloadavg()
-    cell_limit = limit or time_limit(profile, notebook)  # None: no run recorded, no limit
+    # None: no run recorded, or a run with other parameters than its defaults (the last time says nothing of it)
+    allowed = limit or (None if set(parameters or {}) & notebook_parameters(notebook) else time_limit(profile, notebook))
     try:
         with PeakMemory() as memory, _renamed_after(running, executed):
             _interruptible(lambda: papermill.execute_notebook(str(notebook), str(running), parameters=params,
                                                               cwd=str(notebook.parent), progress_bar=progress,
-                                                              execution_timeout=cell_limit,
                                                               kernel_name="python3",
-                                                              kernel_manager_class=_local_kernel_manager()))
+                                                              kernel_manager_class=_local_kernel_manager()),
+                           allowed)
+    except _PastTimeLimit:
+        said = f"{allowed:.0f} s " + ("(--time-limit)" if limit else "(three times its last recorded run, at least "
+                                                                   "ten minutes; --time-limit SECONDS sets another)")
+        raise NotebookFailed(f"{notebook.name}: stopped at its time limit of {said}, its kernel with it; the executed "
+                             f"copy so far is {executed}") from None
     except PapermillExecutionError as exc:
         first_line = next((line for line in exc.source.splitlines() if line.strip()), "")
         raise NotebookFailed(f"{notebook.name} failed in the cell starting `{first_line}` (execution count "
@@ -369,11 +375,6 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
         raise NotebookFailed(f"{notebook.name}: its kernel died (killed from outside, or out of memory: it had reached "
                              f"{memory.peak_mb:,.0f} MB of this machine's {_total_memory_mb():,.0f} MB); fewer seeds "
                              f"(-p 'SEEDS=[1]') or --profile smoke need less; the executed copy so far is "
-                             f"{executed}") from None
-    except CellTimeoutError:
-        said = f"{cell_limit:.0f} s " + ("(--time-limit)" if limit else "(three times its last recorded run, at least "
-                                                                    "ten minutes; --time-limit SECONDS sets another)")
-        raise NotebookFailed(f"{notebook.name}: a cell ran past the time limit of {said}; the executed copy so far is "
                              f"{executed}") from None
     except OSError as exc:  # the executed copy or a kernel file: a read-only or full folder, a missing kernel
         raise NotebookFailed(f"{notebook.name} could not be run: {type(exc).__name__}: {exc}") from None
@@ -421,14 +422,20 @@ def _renamed_after(running: Path, executed: Path):
             os.replace(running, executed)
 
 
-def _interruptible(execute) -> None:
+class _PastTimeLimit(Exception):
+    """A notebook's run went on past its time limit (:func:`time_limit`); its kernel was stopped."""
+
+
+def _interruptible(execute, limit_s: float | None = None) -> None:
     """``execute()`` (papermill's run of a notebook) in a thread of its own, so that Ctrl-C stops it: run in the main
     thread, nbclient takes SIGINT for itself (``async_setup_kernel``'s handler only shuts the kernel down) and keeps
     waiting for the cell. On Ctrl-C the kernel and whatever it started (Dask workers) are stopped, and the
-    KeyboardInterrupt goes on to the command, which says so in one line (exit 130)."""
+    KeyboardInterrupt goes on to the command, which says so in one line (exit 130). After ``limit_s`` seconds (None:
+    no limit) the kernel is stopped the same way and :class:`_PastTimeLimit` raised."""
     import threading
 
     raised: list[BaseException] = []
+    deadline = time.monotonic() + (limit_s if limit_s is not None else float("inf"))
 
     def run() -> None:
         try:
@@ -441,6 +448,10 @@ def _interruptible(execute) -> None:
     try:
         while worker.is_alive():
             worker.join(0.2)
+            if time.monotonic() > deadline:
+                _stop_children()
+                worker.join(10)
+                raise _PastTimeLimit
     except KeyboardInterrupt:
         _stop_children()
         worker.join(10)
@@ -493,7 +504,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     ``retrain`` (implies ``force``) trains every run again: checkpoints and run records cached before this call are
     not reused, each naming the batch that wrote it (:mod:`reproq.train.retrain`). ``jobs`` notebooks run side by side
     (None: as many as the cores allow, :func:`reproq.schedule.default_jobs`; :mod:`reproq.schedule` says what may
-    overlap); with more than one, a failure is raised after the others finished. ``limit``: the seconds one cell may
+    overlap); with more than one, a failure is raised after the others finished. ``limit``: the seconds one notebook may
     run (default: :func:`time_limit`, from each notebook's last recorded run)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
@@ -562,7 +573,7 @@ def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **option
                               f"[{started}/{len(chosen)}] {_last_time(nb, expected)}; log "
                               f"{schedule.log_path(profile, nb)}")
         elif done.returncode == 0:
-            yield Outcome(nb.stem, schedule.status(done.log, nb), done.seconds, executed_copy(profile, nb),
+            yield Outcome(nb.stem, done.said, done.seconds, executed_copy(profile, nb),
                           "inputs unchanged since its last run")
         else:
             failures.append(f"{nb.name}: {done.why} (log: {done.log})")

@@ -312,8 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="notebooks side by side, each in its own process at --threads each (default: cores / "
                           "threads; 1 with --executor dask); the same records as one after another")
     run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                     help="the seconds one cell may run before the notebook fails in one line (default: three times "
-                          "its last recorded run, at least ten minutes)")
+                     help="the seconds a notebook may run before it is stopped, its kernel with it, in one line "
+                          "(default: three times its last recorded run, at least ten minutes)")
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")

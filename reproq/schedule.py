@@ -68,26 +68,49 @@ def plan(notebooks: Sequence[Path], expected: dict[str, float]) -> tuple[list[Pa
 
 @dataclass(frozen=True)
 class Finished:
-    """A notebook's child process, ended: its exit status, wall seconds, log, and the line that says why it failed."""
+    """A notebook's child process, ended: its exit status (negative: the signal that killed it), wall seconds, log,
+    what it said of its notebook (``ran`` or ``skipped``) and the line that says why it failed."""
 
     notebook: Path
     returncode: int
     seconds: float
     log: Path
+    said: str = "ran"
     why: str = ""
 
 
-def status(log: Path, notebook: Path) -> str:
-    """What a finished child said of its notebook: ``ran`` or ``skipped`` (its outcome line)."""
-    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+def _this_runs_lines(log: Path, offset: int) -> list[str]:
+    """The non-blank lines a child wrote to ``log`` after ``offset`` (where its run's header ended)."""
+    if not log.exists():
+        return []
+    with log.open("rb") as handle:
+        handle.seek(offset)
+        return [line for line in handle.read().decode(errors="replace").splitlines() if line.strip()]
+
+
+def ended(notebook: Path, returncode: int, seconds: float, log: Path, offset: int = 0) -> Finished:
+    """How a child that ran ``notebook`` ended, read from its part of ``log``: its outcome line (``ran`` or
+    ``skipped``), and where it failed the line that says why (``FAILED ...`` or ``reproq: ...``, else its last line;
+    killed by a signal: that signal, and its last line)."""
+    lines = _this_runs_lines(log, offset)
     said = [line.split()[0] for line in lines if f" {notebook.stem} " in f" {line} " and line.startswith(("ran", "skipped"))]
-    return said[-1] if said else "ran"
+    last = lines[-1].strip() if lines else "nothing"
+    if returncode < 0:
+        why = f"killed by {_signal_name(-returncode)} (its log's last line: {last})"
+    elif returncode:
+        why = next((line for line in reversed(lines) if line.startswith(("FAILED", "reproq:"))), last)
+    else:
+        why = ""
+    return Finished(notebook, returncode, seconds, log, said[-1] if said else "ran", why)
 
 
-def _why(log: Path) -> str:
-    """The failure line a ``reproq run`` child wrote (``FAILED ...`` or ``reproq: ...``), else its last line."""
-    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()] if log.exists() else []
-    return next((line for line in reversed(lines) if line.startswith(("FAILED", "reproq:"))), lines[-1] if lines else "")
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 def log_path(profile: str, notebook: Path) -> Path:
@@ -123,12 +146,16 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
     def start(nb: Path):
         log = log_path(profile, nb)
         log.parent.mkdir(parents=True, exist_ok=True)
-        handle = atomic.open_for_writing(log)  # closed when the child ends
+        # appended to, never truncated: a run of the same notebook may be writing it (this child then says so there)
+        handle = atomic.open_for_appending(log)  # closed when the child ends
+        handle.write(f"==== reproq run of {nb.name} started {time.strftime('%Y-%m-%d %H:%M:%S')} by pid {os.getpid()}\n")
+        handle.flush()
+        offset = os.lseek(handle.fileno(), 0, os.SEEK_CUR)
         child = subprocess.Popen(command(nb, profile=profile, parameters=parameters(nb), force=force, threads=threads,
                                          executor=executor, limit=limit),
                                  stdout=handle, stderr=subprocess.STDOUT, cwd=paths.ROOT,
                                  preexec_fn=functools.partial(_die_with, os.getpid()))
-        return child, handle, log, time.time()
+        return child, handle, log, offset, time.time()
 
     def phase(queues: list[list[Path]], slots: int) -> Iterator[tuple[str, Path, Finished | None]]:
         nonlocal failed
@@ -140,13 +167,12 @@ def run_side_by_side(notebooks: Sequence[Path], jobs: int, *, profile: str, para
                     nb = queue.pop(0)
                     running[nb] = (*start(nb), queue)
                     yield "started", nb, None
-                for nb, (child, handle, log, began, queue) in list(running.items()):
+                for nb, (child, handle, log, offset, began, queue) in list(running.items()):
                     if child.poll() is None:
                         continue
                     handle.close()
                     del running[nb]
-                    done = Finished(nb, child.returncode, time.time() - began, log,
-                                    _why(log) if child.returncode else "")
+                    done = ended(nb, child.returncode, time.time() - began, log, offset)
                     failed |= child.returncode != 0
                     yield "finished", nb, done
                     if queue:  # the rest of its lane, in this slot

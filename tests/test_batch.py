@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -406,10 +407,33 @@ def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path,
 
 def test_a_hung_cell_fails_in_one_line_at_the_time_limit(notebook_dir):
     """Issue 42: no notebook had a time limit, so a hung cell hung the batch for ever."""
+    import psutil
+
     write_notebook(notebook_dir / "00_hung.ipynb", "import time; time.sleep(120)")
-    with pytest.raises(batch.NotebookFailed, match=r"00_hung.ipynb: a cell ran past the time limit of 3 s "
-                                                   r"\(--time-limit\); the executed copy so far is"):
+    began = time.time()
+    with pytest.raises(batch.NotebookFailed, match=r"00_hung.ipynb: stopped at its time limit of 3 s "
+                                                   r"\(--time-limit\), its kernel with it; the executed copy so far is"):
         list(batch.run(profile="smoke", progress=False, limit=3))
+    assert time.time() - began < 60
+    assert not [p for p in psutil.Process().children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_the_time_limit_is_the_whole_notebooks_not_one_cells(notebook_dir):
+    """Four cells of 2 s each, none past 5 s alone: the notebook is stopped at 5 s all the same."""
+    write_notebook(notebook_dir / "00_slow.ipynb", *["import time; time.sleep(2)"] * 4)
+    with pytest.raises(batch.NotebookFailed, match="00_slow.ipynb: stopped at its time limit of 5 s"):
+        list(batch.run(profile="smoke", progress=False, limit=5))
+
+
+def test_no_default_time_limit_for_parameters_its_last_run_did_not_have(notebook_dir, monkeypatch):
+    nb = notebook_dir / "00_timed.ipynb"
+    write_notebook(nb, "pass")
+    limits = []
+    monkeypatch.setattr(batch, "_interruptible", lambda execute, limit_s=None: limits.append(limit_s))
+    batch.record_cost("smoke", "00_timed", {"seconds": 30.0})
+    batch.run_notebook(nb, profile="smoke", progress=False, force=True)
+    batch.run_notebook(nb, profile="smoke", progress=False, force=True, parameters={"VALUE": 2})
+    assert limits == [600.0, None]
 
 
 def test_the_default_time_limit_is_generous_and_follows_the_last_recorded_run(notebook_dir):

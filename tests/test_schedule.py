@@ -3,6 +3,7 @@ outputs as one after another."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -135,3 +136,54 @@ def test_no_process_of_a_side_by_side_run_outlives_its_parent(tmp_path, how):
         parent.kill()
         for p in psutil.Process().children(recursive=True):
             p.kill()
+
+
+def test_a_rerun_never_truncates_a_live_runs_log(notebook_dir):
+    """Issue 42: a second ``--jobs`` run emptied the log of the run it then found running."""
+    from filelock import FileLock
+
+    for name in ("00_a", "01_b"):
+        write_notebook(notebook_dir / f"{name}.ipynb", "pass")
+    live = notebook_dir / "00_a.ipynb"
+    lock, holder = batch.admission("smoke", live)
+    lock.parent.mkdir(parents=True)
+    holder.write_text("4242")
+    log = schedule.log_path("smoke", live)
+    log.parent.mkdir(parents=True)
+    log.write_text("the live run's lines\n")
+    with FileLock(lock), pytest.raises(batch.NotebookFailed, match=r"00_a.ipynb: .*already running \(pid 4242"):
+        list(batch.run(profile="smoke", progress=False, jobs=2))
+    assert log.read_text().startswith("the live run's lines\n")
+
+
+def test_a_killed_child_is_said_killed_with_its_signal_and_its_kernel_goes(notebook_dir):
+    """Issue 42: a child killed with kill -9 was reported as a fragment of its progress bar."""
+    import signal
+    import threading
+
+    import psutil
+
+    write_notebook(notebook_dir / "00_a.ipynb", "import time; time.sleep(120)")
+    write_notebook(notebook_dir / "01_b.ipynb", "pass")
+    kernels = []
+
+    def kill_the_child_of_00_a():
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            for child in psutil.Process().children():
+                with contextlib.suppress(psutil.Error):
+                    family = child.children(recursive=True)
+                    if "00_a" in child.cmdline() and any("ipykernel" in " ".join(p.cmdline()) for p in family):
+                        kernels.extend(family)
+                        os.kill(child.pid, signal.SIGKILL)
+                        return
+            time.sleep(0.5)
+
+    killer = threading.Thread(target=kill_the_child_of_00_a)
+    killer.start()
+    with pytest.raises(batch.NotebookFailed, match=r"00_a.ipynb: killed by SIGKILL \(signal 9\) \(its log's last line: "):
+        list(batch.run(profile="smoke", progress=False, jobs=2))
+    killer.join()
+    assert kernels, "the child of 00_a never started its kernel"
+    _, alive = psutil.wait_procs(kernels, timeout=5)
+    assert not alive, f"left running after the child was killed: {[p.cmdline()[:3] for p in alive]}"

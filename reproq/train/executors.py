@@ -138,8 +138,17 @@ def _client(address: str | None, workers: int, threads: int):
         return Client(address)
     # one run at a time per worker process, each with the run's torch threads (workers start with these set)
     env = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                           env=env)
+    for attempt in (1, 2):  # a worker lost while it starts (killed, out of memory) costs one more start
+        try:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   env=env)
+            break
+        except (RuntimeError, OSError) as exc:  # "Nanny failed to start", a start-up timeout
+            if attempt == 2:
+                raise RuntimeError(f"a local Dask cluster of {workers} workers failed to start twice ({exc}); "
+                                   "--executor local runs the grid without one") from None
+            warnings.warn(f"a worker of the local Dask cluster failed to start ({exc}); starting the cluster once "
+                          "more", RuntimeWarning, stacklevel=2)
     return Client(cluster)
 
 

@@ -118,3 +118,35 @@ def test_a_record_whose_numbers_or_checkpoint_changed_is_not_reused(tmp_path, da
     with pytest.warns(RuntimeWarning, match="changed since the run finished; it trains again from its start"):
         assert store.load("a", 1) is None
     assert checkpoint.load(store.path("a", 1).parent) is None  # set aside: never resumed, never re-scored
+
+
+DIES_ONCE = '''import os, pathlib
+marker = pathlib.Path(os.environ["REPROQ_TEST_DIED_ONCE"])
+def dask_setup(worker):  # the first worker to start dies while it starts, as a killed one would
+    if not marker.exists():
+        marker.write_text("died")
+        os._exit(1)
+'''
+
+
+@pytest.mark.slow
+def test_a_worker_lost_while_the_local_cluster_starts_costs_one_more_start(tmp_path, monkeypatch):
+    """Issue 42: a worker killed during start-up failed the grid with "Nanny failed to start", never retried."""
+    import dask
+    import distributed  # noqa: F401  (its defaults in dask.config before the set below, kept after it)
+
+    from reproq.train.executors import DaskExecutor, _client
+
+    (tmp_path / "dies_once.py").write_text(DIES_ONCE)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("REPROQ_TEST_DIED_ONCE", str(tmp_path / "died"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _client.cache_clear()
+    dask_executor = DaskExecutor(workers=2, threads=1)
+    try:
+        with dask.config.set({"distributed.worker.preload": ["dies_once"]}), \
+                pytest.warns(RuntimeWarning, match="failed to start .*starting the cluster once more"):
+            assert dask_executor.map(math.sqrt, [(4.0,), (9.0,)]) == [2.0, 3.0]
+        assert (tmp_path / "died").exists()  # a worker did die as it started
+    finally:
+        dask_executor.close()
