@@ -3,44 +3,8 @@ only modules that do not import it back, directly or through others."""
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 from reproq import paths
-
-
-def module_name(path: Path, root: Path) -> str:
-    """``root/models/rcnn.py`` -> ``reproq.models.rcnn`` (``root`` is the package's folder)."""
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def import_graph(root: Path) -> dict[str, set[str]]:
-    """Every module of the package at ``root`` -> the package's modules it imports (anywhere in its file; ``from
-    package import name`` counts as the submodule when ``name`` is one, else as the package)."""
-    files = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
-
-    def known(name: str) -> str:
-        while name not in files and "." in name:
-            name = name.rsplit(".", 1)[0]
-        return name
-
-    graph = {}
-    for module, path in files.items():
-        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-        targets = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                targets |= {known(a.name) for a in node.names if a.name.split(".")[0] == root.name}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + [base]).strip(".")
-                if base.split(".")[0] == root.name:
-                    targets |= {known(f"{base}.{a.name}") if f"{base}.{a.name}" in files else known(base)
-                                for a in node.names}
-        graph[module] = targets - {module}
-    return graph
+from reproq.imports import import_graph
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

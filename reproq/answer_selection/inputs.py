@@ -25,7 +25,8 @@ from reproq.baselines.overlap import OverlapFeatures, question_texts
 from reproq.data import word_vectors
 from reproq.data.qa_datasets import EMBEDDING_DIM, MAX_TRAIN_ANSWER, SPLITS, TRUNCATE, load_splits
 from reproq.data.vocab import Vocabulary, lowercase
-from reproq.models.answer_ranker import RankerConfig, build_ranker
+from reproq.models import FAMILY_MODULES
+from reproq.models.answer_ranker import RankerConfig, build_ranker, family_module
 from reproq.train import checkpoint
 
 FEATURES = ("normalized", "raw")  # the overlap features' two variants (reproq.baselines.overlap)
@@ -127,6 +128,13 @@ def checkpoint_key(data: AnswerInputs, config: TrainConfig, seed: int) -> str:
     """What a run's checkpoint belongs to: data (its files, its vectors and what the model reads:
     :attr:`AnswerInputs.content`), configuration, seed and code."""
     return checkpoint.key({"data": data.provenance, "dataset": data.dataset, "vocab": len(data.vocab),
-                           "word_vectors": data.word_vectors, "content": data.content}, config, seed)
+                           "word_vectors": data.word_vectors, "content": data.content}, config, seed,
+                          code=run_code(config))
+
+
+def run_code(config: TrainConfig, routine: str = "reproq.answer_selection.run") -> checkpoint.Code:
+    """The code a run of ``config`` depends on: its training ``routine`` with what it imports, and the module of its
+    ranker's encoder family, not the other families'."""
+    return checkpoint.Code((routine, family_module(config.ranker)), FAMILY_MODULES)
 
 

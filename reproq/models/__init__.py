@@ -14,10 +14,16 @@ True
 
 from __future__ import annotations
 
-from reproq.models.registry import ENCODERS, build_encoder, count_parameters, encoder_config, register
+from reproq.models.registry import (ENCODERS, build_encoder, count_parameters, encoder_config, encoder_module,
+                                    register)
 
 # the encoder families register themselves on import
 from reproq.models import cbow, cnn, rcnn, rnn  # noqa: E402,F401
-from reproq.models import qrnn  # noqa: E402,F401  (QRNN, Tay et al. 2018; CTRN in ctrn.py is a pair encoder)
+from reproq.models import qrnn  # noqa: E402,F401  (QRNN, Tay et al. 2018)
+from reproq.models import ctrn  # CTRN, Tay et al. 2018: a pair encoder, not in the registry
+
+# the modules that each hold one encoder family: a run is bound to the one its model uses, not to the others
+# (reproq.train.checkpoint.Code)
+FAMILY_MODULES = frozenset({*(module_class.__module__ for _, module_class in ENCODERS.values()), ctrn.__name__})
 
 __all__ = ["ENCODERS", "build_encoder", "count_parameters", "encoder_config", "register"]

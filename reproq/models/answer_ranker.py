@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from reproq.models import build_encoder
+from reproq.models import build_encoder, encoder_module
 from reproq.models.attentive_pooling import AttentivePooling, cosine_score
 from reproq.models.ctrn import CTRN
 from reproq.models.embedding import WordEmbedding
@@ -78,7 +78,20 @@ def build_pair_encoder(config: RankerConfig) -> nn.Module:
     m, d = config.projection_dim, config.hidden_dim
     if config.method == "CTRN":
         return CTRN(QRNNConfig(input_dim=m, hidden_dim=d, width=config.width), alignment=config.alignment)
-    # method -> the registry's encoder and its sizes (the CNNs convolve ap_width words, QRNN and RCNN look k back)
+    name, sizes = _registered(config)
+    return Siamese(build_encoder(name, input_dim=m, **sizes))
+
+
+def family_module(config: RankerConfig) -> str:
+    """The module of the encoder family ``config``'s pair encoder is built from
+    (:data:`reproq.models.FAMILY_MODULES`)."""
+    return CTRN.__module__ if config.method == "CTRN" else encoder_module(_registered(config)[0])
+
+
+def _registered(config: RankerConfig) -> tuple[str, dict]:
+    """The registry's encoder of a method other than CTRN, and its sizes (the CNNs convolve ap_width words, QRNN and
+    RCNN look k back)."""
+    d = config.hidden_dim
     encoders = {"QRNN": ("qrnn", dict(hidden_dim=d, width=config.width)),
                 "AP-CNN": ("cnn", dict(hidden_dim=d, width=config.ap_width)),
                 "CNN": ("cnn", dict(hidden_dim=d, width=config.ap_width)),
@@ -88,9 +101,7 @@ def build_pair_encoder(config: RankerConfig) -> nn.Module:
                 "GRU": ("gru", dict(hidden_dim=d)),
                 "RCNN": ("rcnn", dict(hidden_dim=d, order=config.width)),
                 "CBOW": ("cbow", {})}
-    name, sizes = encoders[config.method]
-    encoder = build_encoder(name, input_dim=m, **sizes)
-    return Siamese(encoder)
+    return encoders[config.method]
 
 
 class _Ranker(nn.Module):

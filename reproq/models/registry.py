@@ -27,6 +27,13 @@ def encoder_config(name: str, **overrides):
     return replace(ENCODERS[name][0](), **overrides)
 
 
+def encoder_module(name: str) -> str:
+    """The module that defines encoder ``name`` (``"qrnn"`` -> ``"reproq.models.qrnn"``): what a run of it is bound
+    to (:class:`reproq.train.checkpoint.Code`)."""
+    encoder_config(name)  # an unknown name, said
+    return ENCODERS[name][1].__module__
+
+
 def build_encoder(name: str, config=None, **overrides) -> nn.Module:
     """A sequence encoder by name, from ``config`` (default: :func:`encoder_config`) with ``overrides``."""
     config = encoder_config(name) if config is None else config

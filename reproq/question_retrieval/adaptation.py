@@ -35,7 +35,7 @@ from reproq.models.siamese import SiameseConfig, SiameseEncoder, SiameseRanker
 from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores
 from reproq.question_retrieval.evaluate import pooled, pooled_auc, retrieval_scores
 from reproq.question_retrieval.inputs import (RetrievalInputs, TrainConfig, build_model, checkpoint_key, cut_corpus,
-                                              cut_target, source_batches)
+                                              cut_target, run_code, source_batches)
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import ContrastiveObjective, DomainAdversarialObjective
@@ -173,7 +173,8 @@ def _adapted(data: RetrievalInputs, config: TrainConfig, seed: int, build, objec
         return adversarial_batches(source, target_corpus, epoch=epoch, seed=seed) if target_batches else source
 
     run_key = checkpoint.key(checkpoint_key(data, config, seed), {"target": target.provenance, **key},
-                             [q.id for q in target.dev])  # the dev queries that choose the epoch
+                             [q.id for q in target.dev],  # the dev queries that choose the epoch
+                             code=run_code(config, __name__))
     fitted = routine.train(
         lambda device: build(build_model(data, config).question_encoder), objective, batches, seed=seed,
         device=device, epochs=config.epochs, selection=routine.Selection("target_dev_AUC(0.05)", config.patience),

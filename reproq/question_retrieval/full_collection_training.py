@@ -23,6 +23,7 @@ import torch
 
 from reproq.baselines.lexical import FIELDS
 from reproq.data.batching import pad_batch
+from reproq.models import FAMILY_MODULES
 from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
 from reproq.models.question import RankingBatch
 from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
@@ -181,7 +182,7 @@ def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *,
                             prefix="sample_")]
 
     key = checkpoint.key({"data": collection.provenance, "split": [len(split.train), [q.id for q in split.valid]]},
-                         config, seed)
+                         config, seed, code=checkpoint.Code((__name__,), FAMILY_MODULES))  # no encoder family
     fitted = routine.train(
         lambda device: build_model(collection, config), LogisticRankingObjective(gamma=config.gamma),
         lambda epoch: training_batches(collection, negatives, config, epoch=epoch, seed=seed), seed=seed,

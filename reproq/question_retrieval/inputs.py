@@ -16,7 +16,7 @@ import torch
 
 from reproq.data.askubuntu import EvalQuery, QuestionRetrievalData
 from reproq.data.vocab import Vocabulary, embedding_matrix, idf_weights
-from reproq.models import build_encoder
+from reproq.models import FAMILY_MODULES, build_encoder, encoder_module
 from reproq.models.embedding import TokenEncoder, WordEmbedding
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig, QuestionRanker, SeparateFieldsEncoder
 from reproq.question_retrieval.batches import (EncodedCorpus, TrainGroup, encode_corpus, training_batches,
@@ -166,8 +166,14 @@ def source_batches(data: RetrievalInputs, corpus: EncodedCorpus, config: TrainCo
 
 
 def checkpoint_key(data: RetrievalInputs, config: TrainConfig, seed: int) -> str:
-    """What a run's checkpoint belongs to: data, configuration, seed and code."""
-    return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab)}, config, seed)
+    """What a run's checkpoint belongs to: data, configuration, seed and code (:func:`run_code`)."""
+    return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab)}, config, seed, code=run_code(config))
+
+
+def run_code(config: TrainConfig, routine: str = "reproq.question_retrieval.run") -> checkpoint.Code:
+    """The code a run of ``config`` depends on: its training ``routine`` (fine-tuning, pre-training, an adaptation)
+    with what it imports, and the module of ``config``'s encoder family, not the other families'."""
+    return checkpoint.Code((routine, encoder_module(config.encoder)), FAMILY_MODULES)
 
 
 def cut_target(data: RetrievalInputs, config: TrainConfig) -> EncodedCorpus:

@@ -44,7 +44,7 @@ from reproq.models.question import QuestionEncoder, QuestionEncoderConfig
 from reproq.models.rcnn_checkpoint import load_checkpoint, load_rcnn
 from reproq.question_retrieval.batches import EncodedCorpus
 from reproq.question_retrieval.evaluate import evaluate
-from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig, build_embedding, cut_corpus
+from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig, build_embedding, cut_corpus, run_code
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import SequenceLikelihoodObjective
@@ -127,7 +127,8 @@ def pretraining_key(data: RetrievalInputs, config: TrainConfig, seed: int) -> st
               if k in ("encoder", "encoder_settings", "lr", "l2", "max_body_len", "max_title_len", "idf_reweight",
                        "pretrain")}
     shared["dropout"] = config.question.dropout
-    return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab), "pretraining": True}, shared, seed)
+    return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab), "pretraining": True}, shared, seed,
+                          code=run_code(config, __name__))
 
 
 def pretrain_one(data: RetrievalInputs, config: TrainConfig, seed: int, *, device: str = "auto",
@@ -170,5 +171,5 @@ def _released(data: RetrievalInputs, config: TrainConfig, seed: int) -> Pretrain
     if config.encoder != "rcnn" or ours.config != theirs.config:
         raise ValueError(f"the authors' released encoder is an RCNN with {theirs.config}; this configuration builds "
                          f"{config.encoder} with {ours.config}: set encoder='rcnn' and those sizes to start from it")
-    key = checkpoint.key({"released": "taolei87/rcnn"}, seed)
+    key = checkpoint.key({"released": "taolei87/rcnn"}, seed, code=run_code(config, "reproq.models.rcnn_checkpoint"))
     return Pretrained(seed, [], 0, {k: v.detach().clone() for k, v in theirs.state_dict().items()}, key, 0.0)

@@ -16,12 +16,12 @@ import hashlib
 import json
 import pickle
 import warnings
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 
 import torch
 
-from reproq import atomic
+from reproq import atomic, imports
 from reproq.atomic import replace_atomically, sha256, write_text
 from reproq.train import retrain
 
@@ -91,32 +91,44 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).splitlines() or [type(exc).__name__])[0]
 
 
-NOT_HASHED = {"results", "report", "figures", "bench", "labs", "cli.py", "batch.py", "schedule.py", "peak_memory.py"}
+@dataclass(frozen=True)
+class Code:
+    """The code a run's numbers depend on: the modules ``entries`` (its training routine, its model's family) reach
+    through reproq's imports (:func:`reproq.imports.reached`), not following an import of ``not_followed`` (the
+    other encoder families: a run of the QRNN is not bound to the RCNN's file). Not reached, so never in a key: the
+    papers' configurations and readings, the profiles, figures, report, runner and command line (a run's
+    configuration is a part of its key by value)."""
+
+    entries: tuple[str, ...]
+    not_followed: frozenset[str] = frozenset()
+
+    def files(self) -> list[Path]:
+        """The source files of the modules reached, with a C++ source beside one (the RCNN's kernel)."""
+        found = imports.module_files()
+        modules = imports.reached(imports.package_graph(), self.entries, not_followed=self.not_followed)
+        unknown = [m for m in self.entries if m not in found]
+        if unknown:
+            raise ValueError(f"no module {', '.join(unknown)} in reproq")
+        return sorted(f for m in modules for f in (found[m], found[m].with_suffix(".cpp")) if f.is_file())
+
+    def digest(self) -> str:
+        return _digest(self)
 
 
-def hashed_files() -> list[Path]:
-    """The library files a trained model's numbers may depend on: every ``.py`` file of ``reproq`` except those that
-    only write, read back, draw or teach (:data:`NOT_HASHED`: ``results``, ``report``, ``figures``, ``bench``,
-    ``labs``, the command line, the notebook runner, its scheduler and its memory sampler): a figure's fix trains
-    nothing again."""
-    root = Path(__file__).resolve().parents[1]
-    return sorted(p for p in root.rglob("*.py") if p.relative_to(root).parts[0] not in NOT_HASHED)
-
-
-@functools.lru_cache(maxsize=1)
-def code_hash() -> str:
-    """A hash of :func:`hashed_files`, so that a checkpoint written by older code is never resumed."""
-    root = Path(__file__).resolve().parents[1]
+@functools.cache
+def _digest(code: Code) -> str:
+    """A hash of :meth:`Code.files` (names and bytes), once per process."""
     digest = hashlib.sha1()
-    for path in hashed_files():
-        digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    for path in code.files():
+        digest.update(str(path.relative_to(imports.PACKAGE)).encode() + path.read_bytes())
     return digest.hexdigest()
 
 
-def key(*parts) -> str:
+def key(*parts, code: Code) -> str:
     """The name of a run's checkpoint folder: a hash of ``parts`` (data, configuration, seed: anything
-    JSON-able, dataclasses as dicts) and of :func:`code_hash`."""
-    blob = json.dumps([*(asdict(p) if is_dataclass(p) else p for p in parts), code_hash()], sort_keys=True,
+    JSON-able, dataclasses as dicts) and of the ``code`` its numbers depend on, so that a checkpoint written by other
+    code is never resumed, and a change elsewhere (a reading's sentence, another model) trains nothing again."""
+    blob = json.dumps([*(asdict(p) if is_dataclass(p) else p for p in parts), code.digest()], sort_keys=True,
                       default=str)
     return hashlib.sha1(blob.encode()).hexdigest()
 

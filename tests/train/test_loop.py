@@ -231,21 +231,3 @@ def test_a_checkpoint_holds_only_what_weights_only_loading_admits(tmp_path):
     with pytest.raises(Kill):
         run(tmp_path, extra=[KillAt(2)])
     assert torch.load(tmp_path / checkpoint.FILE, weights_only=True)["state"]["epoch"] == 1  # rng states included
-
-
-def test_the_code_a_checkpoint_is_bound_to_leaves_out_what_only_runs_or_reports():
-    from reproq.train import checkpoint
-
-    root = checkpoint.Path(checkpoint.__file__).resolve().parents[1]
-    hashed = {str(p.relative_to(root)) for p in checkpoint.hashed_files()}
-    assert {"models/rcnn.py", "train/loop.py", "profiles.py", "papers/tay2018.py"} <= hashed
-    assert not hashed & {"batch.py", "schedule.py", "cli.py", "report/site.py", "results/records.py",
-                         "figures/tay2018.py", "figures/retrieval.py"}
-
-
-def test_no_code_a_checkpoint_is_bound_to_draws_a_figure():
-    """Plotting lives in reproq.figures, outside the hash: a figure's fix redraws from the checkpointed runs."""
-    from reproq.train import checkpoint
-
-    drawing = [p.name for p in checkpoint.hashed_files() if "matplotlib" in p.read_text()]
-    assert drawing == []
