@@ -43,4 +43,4 @@ labs: setup
 	$(BIN)/reproq labs
 
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	THP_MEM_ALLOC_ENABLE=$${THP_MEM_ALLOC_ENABLE:-1} $(BIN)/jupyter lab notebooks/  # huge pages, as reproq run

@@ -58,8 +58,9 @@ class NotebookFailed(RuntimeError):
 
 
 def notebooks(only: Sequence[str] = ()) -> list[Path]:
-    """The ordered notebooks; ``only`` selects by number prefix or name (``"01"``, ``"01_lexical_baselines"``)."""
-    found = sorted(p for p in paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+    """The notebooks in order (by number, the report last: :func:`reproq.schedule.in_order`); ``only`` selects by
+    number prefix or name (``"01"``, ``"01_lexical_baselines"``)."""
+    found = schedule.in_order()
     if not only:
         return found
     chosen = [p for p in found if any(p.stem == o or p.stem.startswith(f"{o}_") or p.name == o for o in only)]
@@ -223,6 +224,14 @@ def thread_environment(n: int):
     """``OMP_NUM_THREADS`` (torch's intra-op threads, read when a kernel starts) and ``MKL_NUM_THREADS`` set to ``n``
     while the block runs, restored after."""
     return _environment({"OMP_NUM_THREADS": str(n), "MKL_NUM_THREADS": str(n)})
+
+
+def allocator_environment():
+    """Huge pages for torch's CPU buffers of 2 MB and more (``THP_MEM_ALLOC_ENABLE=1``, unless the user set it), for
+    the processes started inside the block (notebook kernels, their Dask workers, benchmarks): torch reads it once,
+    at its first allocation. Without it, first-touch page faults of the RCNN's fresh [B, T, n+1, d] tensors were a
+    fifth of its training step; the numbers do not change (``tests/test_allocator.py``; results/bench/README.md)."""
+    return _environment({"THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE", "1")})
 
 
 def executor_environment(name: str = "local", *, address: str | None = None, workers: int | None = None):
@@ -517,7 +526,8 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     # one retraining batch, by id: a side-by-side run's children inherit it (reproq.train.retrain)
     retrained = (_environment({retraining.RETRAIN_BATCH: uuid.uuid4().hex}) if retrain else contextlib.nullcontext())
     start, load_before, ran = time.time(), os.getloadavg(), {}
-    with thread_environment(n), executor_environment(executor, address=address, workers=workers), retrained:
+    with thread_environment(n), allocator_environment(), executor_environment(executor, address=address,
+                                                                               workers=workers), retrained:
         if jobs == 1 or len(chosen) == 1:
             expected = schedule.expected_seconds(profile)
             for k, nb in enumerate(chosen, 1):
@@ -578,6 +588,6 @@ def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **option
         else:
             failures.append(f"{nb.name}: {done.why} (log: {done.log})")
     if failures:
-        later = [nb.name for nb in chosen if nb.name.startswith(schedule.LAST)]
+        later = [nb.name for nb in chosen if schedule.declared(nb).runs == schedule.LAST]
         skipped = f"; not run after a failure: {', '.join(later)}" if later else ""
         raise NotebookFailed("; ".join(failures) + skipped)

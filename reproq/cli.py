@@ -18,7 +18,7 @@
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
                                                 the verdict counts and the findings into README.md, one page per
-                                                paper into results/13_report/<paper>.md, the notebooks' reading
+                                                paper into results/<the report>/<paper>.md, the notebooks' reading
                                                 cells and a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
@@ -39,7 +39,7 @@ import sys
 import threading
 from pathlib import Path
 
-from reproq import batch, paths
+from reproq import batch, paths, schedule
 from reproq.data import sources
 from reproq.data.errors import DataError
 from reproq.data.registry import DATASETS, DESCRIPTIONS
@@ -160,7 +160,8 @@ def _bench(args) -> int:
         if name not in BENCHMARKS:
             raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
         out = results_dir / "bench" / f"{name}_{_threads()}thread.json"  # speed depends on the thread count
-        result = importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
+        with batch.allocator_environment():  # before the benchmark's first allocation
+            result = importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
         print(f"{name}: numbers written to {out}")
         if result.get("load_warning"):
             print(f"WARNING ({name}): {result['load_warning']}", file=sys.stderr)
@@ -200,7 +201,7 @@ def _report(args) -> int:
         findings = readings.findings_markdown(built.results_dir)
         if scope.update_readme(paths.ROOT / "README.md", findings, block="findings"):
             print(f"updated the findings in {paths.ROOT / 'README.md'}")
-        for written in pages.write_pages(built, results.Outputs("13_report", profile="cpu")):
+        for written in pages.write_pages(built, results.Outputs(schedule.report_notebook().stem, profile="cpu")):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
         for notebook in batch.notebooks():
             if readings.write(notebook, built.results_dir):
@@ -338,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
                                 help="also the verdict counts and the findings into README.md, the papers' pages into "
-                                     "results/13_report/ and a screenshot into figures/report/")
+                                     "the report notebook's results folder and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
 
     machines_command = commands.add_parser("machines", help="how far the same seeds move on another machine: "

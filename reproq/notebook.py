@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import paths, profiles
+from reproq import papers, paths, profiles
 from reproq.corpora import SyntheticDataWarning
 from reproq.results import Outputs
 
@@ -25,7 +25,7 @@ class Setup:
     """A notebook's profile, seeds, checkpoint folder and :class:`~reproq.results.Outputs` (:func:`setup`)."""
 
     profile: profiles.Profile
-    section: object  # the profile's section for the notebook's task (profile.question_retrieval, ...), or None
+    section: object  # the profile's section for the notebook's task (a paper's settings: Lei et al.'s, ...), or None
     seeds: list[int]
     checkpoints: Path  # build/checkpoints/<name>: a killed run resumes there, a finished one is reused
     out: Outputs
@@ -48,7 +48,8 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
     seeds
         Its ``SEEDS`` parameter; None takes the seeds of the profile's ``section``.
     section
-        The profile's section for its task (``"question_retrieval"``, ``"answer_selection"``, ...), or None.
+        The profile's section for its task, declared by a paper module (``"question_retrieval"``: Lei et al.'s,
+        ``"answer_selection"``: Tay et al.'s, ...), or None.
     n_seeds
         Keep only the first ``n_seeds`` of them (a notebook that reads one run).
     checkpoints
@@ -63,8 +64,8 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
     ([1], 'askubuntu', {'SEEDS': [1], 'DATA_SEED': 0})
     """
     warnings.simplefilter("ignore", SyntheticDataWarning)  # the notebook's banner says it louder
-    chosen = profiles.get(profile)
-    part = getattr(chosen, section) if section else None
+    chosen = papers.profile(profile)
+    part = chosen.section(section) if section else None
     if seeds is None and part is None:
         raise ValueError(f"{notebook}: SEEDS is None and no profile section to take the seeds from")
     seeds = list(seeds if seeds is not None else part.seeds)[:n_seeds]

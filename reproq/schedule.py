@@ -4,12 +4,15 @@
 A machine of several cores runs several notebooks at once, one torch thread each, each in a ``reproq run --only``
 process of its own (its own kernel, its own peak memory, its own log: ``build/runs/<profile>/<notebook>.log``).
 Each notebook runs exactly as it runs alone — the same parameters, thread count and seeds — so its records are the
-serial run's. What may not overlap:
+serial run's. What may not overlap is read from each notebook's own declarations (:func:`declared`):
 
-- notebooks that share finished training runs (:data:`LANES`: the AskUbuntu runs of 02, 03, 07 and 08; the answer
-  rankers of 04, 06 and 12) run one after another in one lane, so that a run is trained once and then reused;
-- a notebook that times code (:data:`ALONE`: 05's runtime figure and benchmarks) runs with nothing beside it;
-- the report (:data:`LAST`) reads every notebook's results: it runs after the rest, and not at all after a failure.
+- notebooks whose ``setup(..., checkpoints="<folder>")`` names one folder share finished training runs (the AskUbuntu
+  runs of 02, 03, 07 and 08; the answer rankers of 04, 06 and 12): they run one after another in one lane, so that a
+  run is trained once and then reused;
+- a notebook whose metadata says ``"reproq": {"runs": "alone"}`` times code (05's runtime figure and benchmarks) and
+  runs with nothing beside it;
+- the report (``"runs": "last"``) reads every notebook's results: it runs after the rest, and not at all after a
+  failure, whatever its number.
 
 The lanes and single notebooks start longest first, by the seconds the profile's ``pipeline_cost.json`` recorded
 (a notebook with no record counts as longest). A failure names the notebook and its one line, the others finish.
@@ -17,6 +20,7 @@ The lanes and single notebooks start longest first, by the seconds the profile's
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import os
@@ -29,9 +33,56 @@ from pathlib import Path
 
 from reproq import atomic, paths
 
-LANES = {"askubuntu runs": ("02_", "03_", "07_", "08_"), "answer-ranking runs": ("04_", "06_", "12_")}
-ALONE = ("05_",)
-LAST = ("13_",)
+ALONE, LAST = "alone", "last"  # what a notebook's metadata may say of how it runs ("reproq": {"runs": ...})
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a notebook says of itself that the schedule needs: the checkpoint folder its ``setup(...)`` call names
+    (None: no runs shared), and how it runs (:data:`ALONE`, :data:`LAST`, or None: beside others)."""
+
+    checkpoints: str | None = None
+    runs: str | None = None
+
+
+def declared(notebook: Path) -> Declared:
+    """``notebook``'s declarations: its metadata's ``reproq.runs``, and the ``checkpoints=`` string of the
+    :func:`reproq.notebook.setup` call in its code (read from the source, nothing run)."""
+    content = json.loads(notebook.read_text(encoding="utf-8"))
+    runs = content.get("metadata", {}).get("reproq", {}).get("runs")
+    folders = set()
+    for cell in content.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", []))
+        try:
+            tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+        except SyntaxError:
+            continue
+        folders |= {kw.value.value for node in ast.walk(tree)
+                    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setup"
+                    for kw in node.keywords if kw.arg == "checkpoints" and isinstance(kw.value, ast.Constant)}
+    if len(folders) > 1:
+        raise ValueError(f"{notebook}: setup(checkpoints=...) names {len(folders)} folders ({', '.join(sorted(folders))}); "
+                         "a notebook's runs share one")
+    return Declared(next(iter(folders), None), runs)
+
+
+def in_order() -> list[Path]:
+    """The numbered notebooks (``notebooks/NN_*.ipynb``) in order, those that run last (the report) after the rest,
+    whatever their numbers."""
+    numbered = sorted(paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+    last = [nb for nb in numbered if declared(nb).runs == LAST]
+    return [nb for nb in numbered if nb not in last] + last
+
+
+def report_notebook() -> Path:
+    """The notebook that runs last, the report: its results folder holds the papers' pages."""
+    last = [nb for nb in in_order() if declared(nb).runs == LAST]
+    if len(last) != 1:
+        raise ValueError(f"{len(last)} notebooks in {paths.NOTEBOOKS_DIR} say they run last ({', '.join(nb.name for nb in last)}); "
+                         'the report is one: its metadata says "reproq": {"runs": "last"}')
+    return last[0]
 
 
 @dataclass(frozen=True)
@@ -49,19 +100,18 @@ def expected_seconds(profile: str) -> dict[str, float]:
             if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))}
 
 
-def plan(notebooks: Sequence[Path], expected: dict[str, float]) -> tuple[list[Path], list[Unit], list[Path]]:
+def plan(notebooks: Sequence[Path], expected: dict[str, float],
+         declarations: Callable[[Path], Declared] = declared) -> tuple[list[Path], list[Unit], list[Path]]:
     """``(alone, units, last)``: the notebooks to run by themselves first, the units to run side by side (longest
-    first), and those to run after everything else."""
-    def starts(nb: Path, prefixes: Sequence[str]) -> bool:
-        return nb.name.startswith(tuple(prefixes))
-
-    alone = [nb for nb in notebooks if starts(nb, ALONE)]
-    last = [nb for nb in notebooks if starts(nb, LAST)]
+    first: a lane of notebooks that share a checkpoint folder, or one notebook), and those to run after everything
+    else, from each notebook's ``declarations``."""
+    said = {nb: declarations(nb) for nb in notebooks}
+    alone = [nb for nb in notebooks if said[nb].runs == ALONE]
+    last = [nb for nb in notebooks if said[nb].runs == LAST]
     rest = [nb for nb in notebooks if nb not in alone and nb not in last]
     groups: dict[str, list[Path]] = {}
     for nb in rest:
-        lane = next((name for name, prefixes in LANES.items() if starts(nb, prefixes)), nb.stem)
-        groups.setdefault(lane, []).append(nb)
+        groups.setdefault(f"runs in {said[nb].checkpoints}" if said[nb].checkpoints else nb.stem, []).append(nb)
     units = [Unit(tuple(nbs), sum(expected.get(nb.stem, float("inf")) for nb in nbs)) for nbs in groups.values()]
     return alone, sorted(units, key=lambda u: -u.expected_s), last
 

@@ -192,3 +192,17 @@ def test_the_bootstraps_p_says_what_its_interval_says():
         means = bootstrap_means(rng.normal(shift, 0.2, size=(3, 60)), resamples=2_000)
         low, high = np.percentile(means, [2.5, 97.5])
         assert (bootstrap_p(means) < 0.05) == (low > 0 or high < 0)
+
+
+def test_which_papers_print_percentages_is_read_from_their_numbers(tmp_path, monkeypatch):
+    from reproq.results.tables import paper_numbers, percent_papers
+
+    assert percent_papers() == {"lei2016", "dossantos2015", "rankine2016"}  # Tay et al. and Smolyakov print fractions
+    csv = tmp_path / "paper_numbers.csv"
+    csv.write_text("paper,seed_file,table,dataset,split,method,setting,metric,value,note\n"
+                   "new2026,x.txt,Table 1,askubuntu,test,CNN,-,MAP,61.5,\n"
+                   "new2026,x.txt,Table 1,askubuntu,test,CNN,-,avg_title_len,6.7,\n"
+                   "old2015,y.txt,Table 2,trecqa,test,QRNN,-,MRR,0.812,\n")
+    monkeypatch.setattr(paths, "PAPER_NUMBERS_CSV", csv)
+    assert percent_papers() == {"new2026"}
+    assert paper_numbers()["value"].tolist() == pytest.approx([0.615, 6.7, 0.812])

@@ -18,43 +18,75 @@ from reproq import batch, paths, schedule
 from tests.test_batch import write_notebook
 
 
+def runs_last(path: Path) -> None:
+    """Mark the notebook at ``path`` as the report: it runs after the rest."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    notebook.metadata["reproq"] = {"runs": schedule.LAST}
+    nbformat.write(notebook, path)
+
+
 def named(*stems):
     return [Path(f"{s}.ipynb") for s in stems]
 
 
 def test_lanes_run_together_the_timer_runs_alone_and_the_report_last():
     nbs = named("00_datasets", "02_a", "03_b", "04_c", "05_runtime", "06_d", "09_e", "12_f", "13_report")
+    said = {"02_a": schedule.Declared("askubuntu"), "03_b": schedule.Declared("askubuntu"),
+            "04_c": schedule.Declared("answer_ranking"), "06_d": schedule.Declared("answer_ranking"),
+            "12_f": schedule.Declared("answer_ranking"), "09_e": schedule.Declared("adaptation"),
+            "05_runtime": schedule.Declared(runs=schedule.ALONE), "13_report": schedule.Declared(runs=schedule.LAST)}
+
+    def declarations(nb):
+        return said.get(nb.stem, schedule.Declared())
+
     alone, units, last = schedule.plan(nbs, {"00_datasets": 10, "02_a": 100, "03_b": 300, "04_c": 200, "06_d": 50,
-                                            "09_e": 450, "12_f": 100})
+                                            "09_e": 450, "12_f": 100}, declarations)
     assert [nb.stem for nb in alone] == ["05_runtime"] and [nb.stem for nb in last] == ["13_report"]
     assert [[nb.stem for nb in u.notebooks] for u in units] == [["09_e"], ["02_a", "03_b"], ["04_c", "06_d", "12_f"],
                                                                  ["00_datasets"]]  # longest first: 450, 400, 350, 10
-    _, units, _ = schedule.plan(named("00_datasets", "09_e"), {"09_e": 450})
+    _, units, _ = schedule.plan(named("00_datasets", "09_e"), {"09_e": 450}, declarations)
     assert units[0].notebooks == tuple(named("00_datasets"))  # never measured: counted as the longest
 
 
 def _checkpoint_folders(notebook: Path) -> set[str]:
-    """The build/checkpoints/ folders a notebook's training runs go to, read from its code and parameters."""
+    """The build/checkpoints/ folders a notebook's training runs go to, read from its code: every ``checkpoint_root=``
+    (and ``checkpoints=`` of its setup) with the folder setup gives it."""
     source = "\n".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code")
-    defaults = batch.parameter_defaults(notebook)
-    folders = set(re.findall(r'checkpoints="(\w+)"', source))
-    folders |= {defaults[name] for name in re.findall(r"checkpoints=([A-Z_]+)", source)}
-    if "checkpoints / dataset" in source:
-        folders |= set(defaults["DATASETS"])
-    return folders
+    base = schedule.declared(notebook).checkpoints or ""
+    roots = re.findall(r"checkpoint_root=checkpoints( / \w+)?", source)
+    return {base + root for root in roots}
 
 
 def test_the_notebooks_that_share_training_runs_are_in_one_lane():
+    """Every notebook whose runs go to a checkpoint folder names it in its setup; those that share one share a lane."""
     notebooks = batch.notebooks()
-    lane = {nb: next((name for name, prefixes in schedule.LANES.items() if nb.name.startswith(prefixes)), nb.stem)
-            for nb in notebooks}
+    _, units, last = schedule.plan(notebooks, {})
+    lane = {nb: i for i, unit in enumerate(units) for nb in unit.notebooks}
     folders = {nb: _checkpoint_folders(nb) for nb in notebooks}
-    assert folders[next(nb for nb in notebooks if nb.name.startswith("06_"))] == {"semeval2016", "wikiqa"}
+    assert all(f.startswith(schedule.declared(nb).checkpoints or "-") for nb in notebooks for f in folders[nb])
     for a in notebooks:
         for b in notebooks:
             if a != b and folders[a] & folders[b]:
                 assert lane[a] == lane[b], f"{a.stem} and {b.stem} share {folders[a] & folders[b]} but not a lane"
-    assert [nb.stem for nb in notebooks if nb.name.startswith(schedule.LAST)] == [notebooks[-1].stem]  # the report
+    assert {tuple(nb.stem[:2] for nb in u.notebooks) for u in units if len(u.notebooks) > 1} == {
+        ("02", "03", "07", "08"), ("04", "06", "12")}
+    assert [nb.stem for nb in last] == [notebooks[-1].stem] == ["13_report"]
+
+
+def test_the_report_runs_last_by_its_role_not_its_number(notebook_dir):
+    """A notebook numbered after the report runs before it, one after another and side by side (issue 43)."""
+    write_notebook(notebook_dir / "00_a.ipynb", "open('order.txt', 'a').write('00 ')")
+    write_notebook(notebook_dir / "13_report.ipynb", "open('order.txt', 'a').write('13 ')")
+    write_notebook(notebook_dir / "14_new_paper.ipynb", "open('order.txt', 'a').write('14 ')")
+    runs_last(notebook_dir / "13_report.ipynb")
+    assert [nb.stem for nb in batch.notebooks()] == ["00_a", "14_new_paper", "13_report"]
+    list(batch.run(profile="smoke", progress=False, jobs=1))
+    assert (notebook_dir / "order.txt").read_text() == "00 14 13 "
+    (notebook_dir / "order.txt").unlink()
+    list(batch.run(profile="smoke", progress=False, jobs=2, force=True))
+    assert (notebook_dir / "order.txt").read_text().endswith("13 ")
 
 
 def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_the_others_finish(notebook_dir):
@@ -79,6 +111,7 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
         p.unlink()
     write_notebook(notebook_dir / "02_broken.ipynb", "raise RuntimeError('boom')")
     write_notebook(notebook_dir / "13_report.ipynb", "open('report.txt', 'w').write('made')")
+    runs_last(notebook_dir / "13_report.ipynb")
     with pytest.raises(batch.NotebookFailed, match=r"02_broken.ipynb: FAILED .*RuntimeError: boom.*not run after a "
                                                    r"failure: 13_report.ipynb"):
         list(batch.run(profile="smoke", force=True, progress=False, jobs=2))

@@ -17,8 +17,8 @@ if TYPE_CHECKING:  # torch is imported where it is used
 
 
 def huge_pages() -> dict[str, str | None]:
-    """Whether torch's allocator asks for transparent huge pages (``THP_MEM_ALLOC_ENABLE``, which importing reproq
-    sets) and what the kernel grants (``[madvise]``: on request): page faults move every ratio that allocates."""
+    """Whether torch's allocator asks for transparent huge pages (``THP_MEM_ALLOC_ENABLE``, which ``reproq bench``
+    and ``reproq run`` set) and what the kernel grants (``[madvise]``: on request): page faults move every ratio that allocates."""
     system = Path("/sys/kernel/mm/transparent_hugepage/enabled")
     return {"THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE"),
             "transparent_hugepage": system.read_text().strip() if system.exists() else None}

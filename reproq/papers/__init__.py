@@ -10,23 +10,47 @@ and what none of them has: :mod:`~reproq.papers.side_by_side`, every encoder of 
 data under one protocol.
 
 Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
-its configurations at a profile's scale, its tables' builders and its figures' numbers, and the readings its
-notebooks' committed Markdown is generated from (``READINGS``, :mod:`reproq.report.readings`) and the README's
-findings that read them (``FINDINGS``); the figures are drawn
-in :mod:`reproq.figures`, one module per paper as here, outside the code a checkpoint is bound to; what several papers
-share (batches, evaluation, training runs) stays in the task packages.
+its settings at each profile (``SECTION`` and ``PROFILES``: :func:`profile` gathers them), its configurations at a
+profile's scale, its tables' builders and its figures' numbers, and the readings its notebooks' committed Markdown is
+generated from (``READINGS``, :mod:`reproq.report.readings`) and the README's findings that read them
+(``FINDINGS``). The modules are found, not listed: a new paper is a new module here and its notebook (which names
+its profile section and its checkpoint folder in its ``setup`` call). The figures are drawn in :mod:`reproq.figures`,
+one module per paper as here, outside the code a checkpoint is bound to; what several papers share (batches,
+evaluation, training runs) stays in the task packages.
 """
 
 from __future__ import annotations
 
-from reproq.papers import dossantos2015, lei2016, rankine2016, side_by_side, smolyakov2017, tay2018
+import importlib
+import pkgutil
+from dataclasses import replace
+
+from reproq import profiles
 from reproq.papers.paper import Claim, Finding, Paper
 from reproq.reading_cells import BESIDE_THE_PAPER
 
-MODULES = (lei2016, tay2018, dossantos2015, smolyakov2017, rankine2016)
+# every module of this package, found (a new paper is one new module): those with a PAPER are the papers, the source
+# papers in the order of their index (their seed files), then any other by key; the others (side_by_side) may have
+# readings and findings
+_FOUND = {info.name: importlib.import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)}
+MODULES = tuple(sorted((m for m in _FOUND.values() if hasattr(m, "PAPER")),
+                       key=lambda m: (not m.PAPER.seed_file, m.PAPER.seed_file, m.PAPER.key)))
 PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in MODULES}
+# section name -> profile name -> a paper's settings at that profile (each paper module's SECTION and PROFILES)
+SECTIONS = {m.SECTION: m.PROFILES for m in MODULES if hasattr(m, "SECTION")}
+
+
+def profile(name: str) -> profiles.Profile:
+    """The profile called ``name`` (:func:`reproq.profiles.get`) with every paper's settings at it in its sections.
+
+    >>> profile("cpu").section("question_retrieval").seeds
+    (1, 2)
+    """
+    return replace(profiles.get(name), sections={section: settings[name] for section, settings in SECTIONS.items()})
+
 # "<paper>.<name>" -> reading(records of a notebook's results folder, the folder) -> Markdown (reproq.report.readings)
-_KEYED = [*((m.PAPER.key, m) for m in MODULES), ("side_by_side", side_by_side)]  # the modules that have readings
+_KEYED = [*((m.PAPER.key, m) for m in MODULES),  # the modules that may have readings: the papers, then the others
+          *((name, m) for name, m in _FOUND.items() if not hasattr(m, "PAPER") and hasattr(m, "READINGS"))]
 READINGS = {f"{key}.{name}": reading for key, module in _KEYED
             for name, reading in getattr(module, "READINGS", {}).items()}
 # the README's findings, in the order of their results folders (the notebooks' order): (finding, the name of its
@@ -36,4 +60,4 @@ FINDINGS: list[tuple[Finding, str]] = sorted(
      for key, module in _KEYED for f in getattr(module, "FINDINGS", ())),
     key=lambda pair: pair[0].folder)
 
-__all__ = ["FINDINGS", "MODULES", "PAPERS", "READINGS", "Claim", "Finding", "Paper"]
+__all__ = ["FINDINGS", "MODULES", "PAPERS", "READINGS", "SECTIONS", "Claim", "Finding", "Paper", "profile"]

@@ -12,20 +12,42 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from reproq import profiles
 from reproq.baselines.lexical import FIELDS
 from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU
 from reproq.papers.paper import CONFIGURATION, DATA, Claim, Finding, Paper
 from reproq.papers.wording import listed, versus
-from reproq.profiles import DosSantos, scaled
+from reproq.profiles import scaled
 from reproq.question_retrieval.full_collection_training import DosSantosConfig
 from reproq.results import Provenance, Record, paper_numbers, summarize
+
+# its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
+SECTION = "dos_santos"
+
+
+@dataclass(frozen=True, kw_only=True)
+class DosSantos:
+    """dos Santos et al.'s full-collection retrieval (:mod:`reproq.question_retrieval.full_collection_training`)."""
+
+    seeds: tuple[int, ...]
+    valid_queries: int  # Table 1: 1,991 validation queries (AskUbuntu)
+    test_queries: int  # Table 1: 3,800 test queries
+    scale: float  # convolution units relative to Table 2's (BOW-CNN 400, CNN alone 1,000)
+    train: dict  # DosSantosConfig overrides (epochs, max_train_pairs, ...)
+
+
+PROFILES = {
+    "smoke": DosSantos(seeds=(1,), valid_queries=10, test_queries=20, scale=0.02, train={"epochs": 1, "max_train_pairs": 40}),
+    # Table 1's share of the collection as queries (3,800 test and 1,991 validation of 167,765 questions)
+    "cpu": DosSantos(seeds=(1, 2), valid_queries=240, test_queries=450, scale=0.25,
+                     train={"epochs": 5, "max_train_pairs": 2_000}),
+    "paper": DosSantos(seeds=(1, 2, 3, 4, 5), valid_queries=1_991, test_queries=3_800, scale=1.0, train={}),
+}
 
 PAPER = Paper(
     key="dossantos2015", short="dos Santos et al. 2015",
@@ -71,7 +93,7 @@ def table5_configs(d: DosSantos, fields: str) -> dict[str, DosSantosConfig]:
 def dos_santos_table2_records() -> list[Record]:
     """dos Santos et al. Table 2 — context window, convolutional units, learning rate — of the networks the `paper`
     profile trains (:func:`dos_santos_configs`). Depends on no data."""
-    return [record for name, config in dos_santos_configs(profiles.get("paper").dos_santos, "title").items()
+    return [record for name, config in dos_santos_configs(PROFILES["paper"], "title").items()
             for record in Provenance(ARCHITECTURE).records(
                 {"context_window": config.model.width, "conv_units": config.model.conv_units,
                  "learning_rate": config.lr}, paper="dossantos2015", table="Table 2", dataset="-", split="-",

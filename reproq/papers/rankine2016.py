@@ -8,7 +8,7 @@ notebook 11's committed words (``READINGS``) and its finding (``FINDINGS``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +19,31 @@ from reproq.models.question import QuestionEncoderConfig
 from reproq.papers.lei2016 import ASKUBUNTU
 from reproq.papers.paper import Claim, Finding, Paper
 from reproq.papers.wording import listed, versus
-from reproq.profiles import Rankine, scaled
+from reproq.profiles import scaled
 from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig
 from reproq.results import Record, paper_numbers, summarize
+
+# its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
+SECTION = "rankine"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rankine:
+    """Rankine's CS287 models on AskUbuntu (:func:`reproq.papers.rankine2016.rankine_configs`)."""
+
+    seeds: tuple[int, ...]
+    scale: float  # the GRU's and CNN's hidden sizes relative to his Table 1 (280, 700)
+    train: dict  # TrainConfig overrides (epochs, max_train_queries, ...)
+    lrs: tuple[float, ...] = (5e-3, 1e-3, 3e-4, 1e-5)  # his §6.3 grid (Adam), chosen on dev MRR
+
+
+PROFILES = {
+    "smoke": Rankine(seeds=(1,), scale=0.05, train={"epochs": 1, "max_train_queries": 40}, lrs=(1e-3,)),
+    # as Lei et al.'s: a quarter of the hidden sizes, 6 epochs of 480 query groups; the two largest learning rates of
+    # his grid, 2 seeds (about 8 minutes)
+    "cpu": Rankine(seeds=(1, 2), scale=0.25, train={"epochs": 6, "max_train_queries": 480}, lrs=(5e-3, 1e-3)),
+    "paper": Rankine(seeds=(1, 2, 3, 4, 5), scale=1.0, train={}),
+}
 
 PAPER = Paper(
     key="rankine2016", short="Rankine 2016",

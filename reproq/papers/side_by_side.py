@@ -44,8 +44,13 @@ from reproq.answer_selection.run import run_grid
 from reproq.baselines.overlap import question_texts
 from reproq.data.qa_datasets import load_splits
 from reproq.papers.paper import Finding
-from reproq.papers.tay2018 import Choice, anchor_against, anchor_reading, tay_configs
-from reproq.profiles import AnswerSelection
+from reproq.papers.tay2018 import (
+    AnswerSelection,
+    Choice,
+    anchor_against,
+    anchor_reading,
+    tay_configs,
+)
 from reproq.results import Provenance, Record, run_records
 from reproq.results.paired import bootstrap_interval, claim, holm
 

@@ -13,23 +13,53 @@ under its own name.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from reproq import metrics, profiles
+from reproq import metrics
 from reproq.models import build_encoder, count_parameters
 from reproq.models.question import QuestionEncoderConfig
-from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU
+from reproq.papers import lei2016
+from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU, QuestionRetrieval
 from reproq.papers.paper import DATA, GIVEN, SIZE, Claim, Finding, Paper
-from reproq.profiles import Adaptation, QuestionRetrieval, scaled
+from reproq.profiles import scaled
 from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import TrainConfig
 from reproq.results import Provenance, Record, paired_difference, paper_numbers, summarize
 from reproq.results.paired import t_interval
 from reproq.train.grid import RunResult
+
+
+# its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
+SECTION = "adaptation"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Adaptation:
+    """Smolyakov & Srikant's AskUbuntu → Android experiments (:mod:`reproq.question_retrieval.adaptation`)."""
+
+    seeds: tuple[int, ...]
+    lambdas: tuple[float, ...]  # λ of the adversarial runs, chosen on Android dev (λ = 0, direct transfer, always runs)
+    train: dict  # TrainConfig overrides of Smolyakov & Srikant's setting (configs.smolyakov_config)
+    doc2vec_epochs: int = 64  # §6.3
+    target_dev_queries: int | None = None  # Android dev queries that choose the epoch (None: all 1,145)
+    target_test_queries: int | None = None  # Android test queries reported (None: all 1,148; smoke: a few)
+    table4: bool = False  # adversarial runs on Table 4's networks (else on Table 3's, as direct transfer)
+
+
+PROFILES = {
+    "smoke": Adaptation(seeds=(1,), lambdas=(1e-3,), train={"epochs": 1, "max_train_queries": 20}, doc2vec_epochs=2,
+                        target_dev_queries=40, target_test_queries=40, table4=True),
+    # 2 seeds (a "model A beats model B" sentence on one seed rests on that seed), 4 epochs of 240 AskUbuntu
+    # queries, λ in {0.1, 1e-3}, 300 Android dev queries choose the epoch
+    "cpu": Adaptation(seeds=(1, 2), lambdas=(1e-1, 1e-3), train={"epochs": 4, "max_train_queries": 240},
+                      doc2vec_epochs=16, target_dev_queries=300),
+    # Table 4's λ (1e-6 CNN, 1e-7 LSTM) among the sweep of §7 (1e-3 .. 1e-7), and a strong 0.1 beside it
+    "paper": Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={}, table4=True),
+}
 
 PAPER = Paper(
     key="smolyakov2017", short="Smolyakov & Srikant 2017",
@@ -127,7 +157,7 @@ def smolyakov_params_records() -> list[Record]:
     :func:`smolyakov_config`). Depends on no data."""
     records = []
     for label, name in (("CNN", "cnn"), ("LSTM", "lstm")):
-        config = smolyakov_config(profiles.get("paper").question_retrieval, name)
+        config = smolyakov_config(lei2016.PROFILES["paper"], name)
         encoder = build_encoder(name, **dict(config.encoder_settings))
         records += Provenance(ARCHITECTURE).records(
             {"params": count_parameters(encoder)}, paper="smolyakov2017", table="Table 6", dataset="askubuntu",
@@ -138,7 +168,7 @@ def smolyakov_params_records() -> list[Record]:
 
 
 # Figure 9 is the schedule of every experiment: Adam at 1e-3, halved every 4 epochs, over Table 3's 16 epochs
-PAPER_SCHEDULE = smolyakov_config(profiles.get("paper").question_retrieval, "cnn")
+PAPER_SCHEDULE = smolyakov_config(lei2016.PROFILES["paper"], "cnn")
 
 TABLE7 = dict(paper="smolyakov2017", table="Table 7", dataset="android", setting="source=askubuntu")
 # Table 7's TF-IDF is "trained on the source domain" (§6.2): term statistics of AskUbuntu, Android scored with them

@@ -18,7 +18,7 @@ import itertools
 import json
 from pathlib import Path
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -31,9 +31,54 @@ from reproq.models import count_parameters
 from reproq.models.answer_ranker import PAIRWISE, RankerConfig, build_ranker, paper_parameter_count
 from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import DATA, QUOTED, SIZE, Claim, Finding, Paper
-from reproq.profiles import AnswerSelection
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
 from reproq.train.grid import RunResult
+
+
+# its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
+SECTION = "answer_selection"  # notebook 12 (reproq.papers.side_by_side) reads it too
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerSelection:
+    """Tay et al.'s rankers (:func:`reproq.papers.tay2018.tay_configs` turns it into runs)."""
+
+    seeds: tuple[int, ...]  # the two models the paper is about, QRNN and CTRN
+    baseline_seeds: tuple[int, ...]  # every other model (LSTM, AP-CNN, AP-BiLSTM)
+    ranker: dict  # RankerConfig overrides
+    train: dict[str, dict]  # TrainConfig overrides per training set ("train", "train-all") or dataset
+    w2v_epochs: int = 5
+    grid: dict = field(default_factory=dict)  # RankerConfig / TrainConfig field -> values, searched on DEV
+    limit: int | None = None  # the first questions of each split only (smoke: every code path, in seconds)
+
+
+TAY_GRID = {  # Tay et al. §Implementation Details
+    "hidden_dim": list(range(128, 1025, 128)), "mlp_layers": [1, 2, 3],
+    "lr": [1e-3, 1e-4, 1e-5], "batch_size": [64, 128, 256, 512],
+}
+
+PROFILES = {
+    "smoke": AnswerSelection(seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16,
+                                                                     "mlp_dim": 16},
+                             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
+                                    for s in ("train", "train-all", "semeval2016", "wikiqa")},
+                             w2v_epochs=1, limit=12),
+    # half the grid's smallest filter count, no search; 5 seeds for QRNN and CTRN, 3 for the other models (a
+    # "QRNN > LSTM" verdict on one seed rests on that seed; with 3, AP-BiLSTM is about a third of notebook 04);
+    # TRAIN: the paper's 25 epochs (patience 5); TRAIN-ALL: 3 epochs of 200 batches of 128 (1.5 passes over
+    # TRAIN-ALL in all; the paper: 5 passes); QatarLiving and WikiQA: fewer epochs
+    "cpu": AnswerSelection(seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3),
+                           ranker={"projection_dim": 50, "hidden_dim": 64, "mlp_dim": 64},
+                           train={"train": {"epochs": 25, "batch_size": 64},
+                                  "train-all": {"epochs": 3, "batch_size": 128, "max_batches": 200},
+                                  "semeval2016": {"epochs": 8, "batch_size": 64},
+                                  "wikiqa": {"epochs": 6, "batch_size": 64}}),
+    # Tay et al.: 25 epochs (TRAIN) and 5 (TRAIN-ALL), the search grid
+    "paper": AnswerSelection(seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5), ranker={},
+                             train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},
+                                    "wikiqa": {"epochs": 25}},
+                             w2v_epochs=20, grid=TAY_GRID),
+}
 
 TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
 # TRAIN-ALL at the paper's budget (run_paper_budget): the records' setting per overlap-feature kind, each beside the

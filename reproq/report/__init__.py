@@ -4,7 +4,7 @@
   claims tested seed by seed (:func:`~reproq.report.verdicts.build`);
 - :mod:`~reproq.report.scope`: what the study covers, item by item, and the README's generated tables;
 - :mod:`~reproq.report.items`: what the site and the pages say of one table or figure, in the same words;
-- :mod:`~reproq.report.pages`: one Markdown page per paper (``results/13_report/<paper>.md``);
+- :mod:`~reproq.report.pages`: one Markdown page per paper (``results/<the report notebook>/<paper>.md``);
 - :mod:`~reproq.report.site`: the report as a static HTML site, read back by a real browser;
 - :mod:`~reproq.report.prose`: every number typed into the README and the notebooks looked up in the records.
 

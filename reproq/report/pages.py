@@ -4,7 +4,7 @@
 of one paper in the paper's order: the paper's number beside ours (mean ± std over the seeds, their count), the gap,
 the data it was computed on, the verdict of the report's one rule, the notebook that made it and its paper-shaped
 table, the figures themselves, and the claims of the paper's text tested on real data. Notebook 13 and ``reproq
-report --write`` write the pages to ``results/13_report/<paper>.md``; nothing on them is typed by hand.
+report --write`` write the pages to ``results/<the report notebook>/<paper>.md``; nothing on them is typed by hand.
 """
 
 from __future__ import annotations

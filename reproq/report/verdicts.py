@@ -54,7 +54,7 @@ from reproq.papers import PAPERS
 from reproq.papers.paper import CONFIGURATION, DATA, KINDS, QUOTED, SIZE
 from reproq.report import scope
 from reproq.report.scope import FIGURES, item_order
-from reproq.results.tables import PERCENT_PAPERS, RATIO_METRIC, paper_numbers
+from reproq.results.tables import RATIO_METRIC, paper_numbers, percent_papers
 
 VERDICTS = ("reproduced", "not reproduced", "matches", "differs", "partial data", "fitted", "as the paper",
             "set otherwise", "not comparable", "quoted", "pipeline only", "not built")
@@ -316,7 +316,7 @@ def shown_value(paper: str, metric: str, value: float) -> str:
     if value != value:
         return ""
     if RATIO_METRIC.match(metric):
-        return f"{value * 100:.1f}" if paper in PERCENT_PAPERS else f"{value:.3f}"
+        return f"{value * 100:.1f}" if paper in percent_papers() else f"{value:.3f}"
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 

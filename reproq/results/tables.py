@@ -8,16 +8,16 @@ in ``results/``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
 from reproq import paths
 from reproq.results.records import KEYS, Record, summarize
 
-# Papers whose tables print ratio metrics as percentages (the others print fractions).
-PERCENT_PAPERS = {"lei2016", "dossantos2015", "rankine2016"}
 RATIO_METRIC = re.compile(r"^(MAP|MRR|P@\d+|Accuracy@\d+|AUC.*)$")
 REPRODUCED, SYNTHETIC = "reproduced", "synthetic (not a reproduction)"
 
@@ -37,16 +37,40 @@ def paper_numbers(paper: str | None = None, table: str | None = None) -> pd.Data
 
     ``printed`` keeps the text as printed; ``value`` is a float, ratio metrics as fractions.
     """
-    df = pd.read_csv(paths.PAPER_NUMBERS_CSV, dtype=str, keep_default_na=False)
+    df = printed_numbers()
     df["printed"] = df["value"]
     df["value"] = df["printed"].map(paper_value)
-    percent = df["paper"].isin(PERCENT_PAPERS) & df["metric"].str.match(RATIO_METRIC)
+    percent = df["paper"].isin(percent_papers()) & df["metric"].str.match(RATIO_METRIC)
     df.loc[percent, "value"] = df.loc[percent, "value"] / 100.0
     if paper is not None:
         df = df[df["paper"] == paper]
     if table is not None:
         df = df[df["table"] == table]
     return df.drop(columns=["seed_file"]).reset_index(drop=True)
+
+
+def numbers_files() -> tuple[Path, ...]:
+    """Where the papers' numbers are: the source papers' table (``reproq/paper_numbers.csv``) and, for any other
+    paper, the table beside its module (``reproq/papers/<key>_numbers.csv``, the same columns)."""
+    return (paths.PAPER_NUMBERS_CSV, *sorted((paths.PAPER_NUMBERS_CSV.parent / "papers").glob("*_numbers.csv")))
+
+
+def printed_numbers() -> pd.DataFrame:
+    """Every paper's numbers as printed (text), from :func:`numbers_files`."""
+    return _printed_numbers(numbers_files()).copy()
+
+
+@functools.cache
+def _printed_numbers(files: tuple[Path, ...]) -> pd.DataFrame:
+    return pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False) for f in files], ignore_index=True)
+
+
+def percent_papers() -> frozenset[str]:
+    """The papers that print ratio metrics (MAP, MRR, P@k, AUC) as percentages: those with a printed one above 1
+    (Lei et al.'s MAP 56.0; Tay et al. print 0.838), read from the numbers, so that a new paper needs no list."""
+    ratios = printed_numbers()
+    ratios = ratios[ratios["metric"].str.match(RATIO_METRIC)]
+    return frozenset(ratios.loc[ratios["value"].map(paper_value) > 1, "paper"])
 
 
 def compare(records: Sequence[Record], *, scale: float = 1.0) -> pd.DataFrame:

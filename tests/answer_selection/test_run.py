@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 import torch
 
-from reproq import profiles
 from reproq.answer_selection import run as tay2018
 from reproq.answer_selection.batches import pair_set, score_questions, training_batches
 from reproq.answer_selection.evaluate import ranking_scores
@@ -165,12 +164,12 @@ def test_grid_picks_the_best_mean_dev_map(monkeypatch, sample):
 
 def test_profiles_give_one_configuration_or_the_papers_grid(sample):
     questions, vocab, pairs = sample
-    cpu = tay_configs(profiles.get("cpu").answer_selection, tiny(pairs, vocab), "CTRN", "train-all")
+    cpu = tay_configs(paper.PROFILES["cpu"], tiny(pairs, vocab), "CTRN", "train-all")
     assert len(cpu) == 1 and cpu[0].ranker.hidden_dim == 64 and cpu[0].max_batches == 200
     assert cpu[0].ranker.n_features == 4 and cpu[0].train_split == "train-all"
-    paper = tay_configs(profiles.get("paper").answer_selection, tiny(pairs, vocab), "QRNN", "train")
-    assert len(paper) == 8 * 3 * 3 * 4  # d in 128..1024, 1-3 dense layers, 3 learning rates, 4 batch sizes
-    assert {c.ranker.hidden_dim for c in paper} == set(range(128, 1025, 128)) and {c.epochs for c in paper} == {25}
+    grid = tay_configs(paper.PROFILES["paper"], tiny(pairs, vocab), "QRNN", "train")
+    assert len(grid) == 8 * 3 * 3 * 4  # d in 128..1024, 1-3 dense layers, 3 learning rates, 4 batch sizes
+    assert {c.ranker.hidden_dim for c in grid} == set(range(128, 1025, 128)) and {c.epochs for c in grid} == {25}
 
 
 def test_training_improves_dev_on_a_learnable_signal(sample):
@@ -209,7 +208,7 @@ def test_the_ablation_reads_test_only_for_the_variant_dev_chose(monkeypatch):
     monkeypatch.setattr(paper, "prepare", lambda dataset, **kw: tiny_prepared(kw["features"]))
     monkeypatch.setattr(paper, "run_one", lambda data, config, seed, **kw: tay2018.RunResult(
         config, seed, [], 1, 1, {"dev": {"MAP": next(dev_maps), "MRR": 0.5}, "test": {"MAP": 0.9, "MRR": 0.8}}, 0, 0.0))
-    table = paper.run_ablation("trecqa", profiles.get("smoke").answer_selection, "CTRN", 1, vectors=["word2vec"])
+    table = paper.run_ablation("trecqa", paper.PROFILES["smoke"], "CTRN", 1, vectors=["word2vec"])
     assert list(table["chosen"]) == [False, True, False, False]
     assert table["TEST MAP"].notna().tolist() == [False, True, False, False]  # TEST read once, where DEV chose
     choice = paper.chosen(table)
@@ -227,13 +226,13 @@ def test_the_ablation_choice_configures_the_rankers_and_needs_no_test_split(monk
         return tay2018.RunResult(config, seed, [], 1, 1, {"dev": {"MAP": next(dev_maps), "MRR": 0.5}}, 0, 0.0)
 
     monkeypatch.setattr(paper, "run_one", run_one)
-    table = paper.run_ablation("semeval2016", profiles.get("smoke").answer_selection, "QRNN", 1, vectors=["word2vec"])
+    table = paper.run_ablation("semeval2016", paper.PROFILES["smoke"], "QRNN", 1, vectors=["word2vec"])
     assert "TEST MAP" not in table  # a dataset without a test split: DEV only
     assert [c.ranker.n_features for c in configs] == [0, 4, 4, 4]
     assert [c.ranker.feature_dropout for c in configs] == [True, True, False, False]
     choice = paper.chosen(table)
     assert choice.variant == "raw counts, after the dropout" and choice.features == "raw"
-    config = tay_configs(profiles.get("cpu").answer_selection, tiny_prepared("raw"), "CTRN", ranker=choice.ranker)[0]
+    config = tay_configs(paper.PROFILES["cpu"], tiny_prepared("raw"), "CTRN", ranker=choice.ranker)[0]
     assert config.ranker.feature_dropout is False and config.ranker.hidden_dim == 64  # the profile's sizes kept
 
 
@@ -254,7 +253,7 @@ def test_the_budget_ablation_trains_each_budget_and_reads_test_where_dev_chose(m
                                  {"dev": {"MAP": next(dev_maps), "MRR": 0.5}, "test": {"MAP": 0.9, "MRR": 0.8}}, 0, 0.0)
 
     monkeypatch.setattr(paper, "run_one", run_one)
-    table = paper.run_budgets(tiny_prepared("raw"), profiles.get("cpu").answer_selection, ["QRNN", "CTRN"], 1,
+    table = paper.run_budgets(tiny_prepared("raw"), paper.PROFILES["cpu"], ["QRNN", "CTRN"], 1,
                                  {"cpu": {}, "paper": {"epochs": 5, "max_batches": None}},
                                  ranker={"feature_dropout": False})
     assert seen == [("QRNN", 3, 200, False), ("QRNN", 5, None, False), ("CTRN", 3, 200, False), ("CTRN", 5, None, False)]
@@ -290,7 +289,7 @@ def test_the_papers_budget_searches_d_on_dev_then_trains_every_seed_at_the_chose
     floor = Record("tay2018", "Table 6", "trecqa", "test", "floor: BM25", "train=TRAIN-ALL", "MAP", 0.6, seeds=(0,))
     other = Record("tay2018", "Table 6", "trecqa", "test", "floor: BM25", "train=TRAIN", "MAP", 0.6, seeds=(0,))
     methods = ["QRNN", "CTRN", paper.alignment_method("ceil")]
-    search, records = paper.run_paper_budget("trecqa", profiles.get("cpu").answer_selection, "word2vec", methods,
+    search, records = paper.run_paper_budget("trecqa", paper.PROFILES["cpu"], "word2vec", methods,
                                              [1, 2, 3], [64, 128], Provenance(code_version="test"), [floor, other])
     assert search.query("chosen")[["method", "d"]].values.tolist() == [["QRNN", 128], ["CTRN", 64],
                                                                       [paper.alignment_method("ceil"), 128]]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from reproq.figures import side_by_side as draw
-from reproq.papers import side_by_side
+from reproq.papers import side_by_side, tay2018
 from reproq.results import Record
 
 
@@ -77,7 +77,6 @@ def test_the_figure_has_a_panel_per_evaluation():
 def test_every_encoder_is_trained_under_the_protocol(monkeypatch):
     from types import SimpleNamespace
 
-    from reproq import profiles
     from reproq.results import Provenance
     from reproq.train.grid import GridResult, RunResult
 
@@ -91,7 +90,7 @@ def test_every_encoder_is_trained_under_the_protocol(monkeypatch):
 
     monkeypatch.setattr(side_by_side, "run_grid", fake_grid)
     data = SimpleNamespace(dataset="trecqa", n_features=4)
-    out = side_by_side.trained_records(data, profiles.get("cpu").answer_selection, side_by_side.ENCODERS, [1, 2],
+    out = side_by_side.trained_records(data, tay2018.PROFILES["cpu"], side_by_side.ENCODERS, [1, 2],
                                        Provenance(code_version="test"))
     assert [c.method for c in seen] == list(side_by_side.ENCODERS)
     assert {(c.train_split, c.ranker.feature_dropout, c.ranker.n_features, c.ranker.hidden_dim) for c in seen} == \

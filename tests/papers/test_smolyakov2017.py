@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reproq import paths, profiles
+from reproq import papers, paths
 from reproq.figures import smolyakov2017 as draw
 from reproq.papers import smolyakov2017
 from reproq.report.verdicts import load_records
@@ -27,12 +27,12 @@ def _run(seed: int, losses: list[tuple[float, float]]) -> RunResult:
 
 def test_figure_records_carry_each_epochs_losses():
     direct, adversarial = _run(1, [(0.9, 0.6), (0.5, 0.65)]), _run(1, [(1.0, 0.7), (0.8, 0.69)])
-    p = profiles.get("smoke")
+    p = papers.profile("smoke")
     labels, scores = np.array([1, 0, 1, 0]), np.array([0.9, 0.1, 0.4, 0.6])
     records = smolyakov2017.figure_records(Provenance(), roc={"Figure 10": {"TF-IDF": (labels, scores)}},
                                 runs={"CNN direct": direct, "CNN λ = 0.1": adversarial}, in_domain={"CNN": direct},
                                 histogram=(labels, scores),
-                                config=smolyakov2017.adaptation_config(p.question_retrieval, p.adaptation, "cnn"))
+                                config=smolyakov2017.adaptation_config(p.section("question_retrieval"), p.section("adaptation"), "cnn"))
     figure8 = {(r.setting, r.metric): r.value for r in records if r.table == "Figure 8"}
     assert figure8 == {("epoch=1", "loss"): 0.9, ("epoch=2", "loss"): 0.5}  # the ranking part alone
     figure12 = {(r.method, r.setting, r.metric): r.value for r in records if r.table == "Figure 12"}
@@ -75,7 +75,7 @@ def test_figure13_records_the_discriminators_training_loss():
 def test_the_paper_cnn_has_one_convolution_per_kernel_size_1_to_5():
     from reproq.models import build_encoder
 
-    config = smolyakov2017.smolyakov_config(profiles.get("paper").question_retrieval, "cnn")
+    config = smolyakov2017.smolyakov_config(papers.profile("paper").section("question_retrieval"), "cnn")
     cnn = build_encoder("cnn", **dict(config.encoder_settings))
     assert cnn.widths == (1, 2, 3, 4, 5) and [c.out_channels for c in cnn.convs] == [200] * 5  # Table 3: 5 × 200
 

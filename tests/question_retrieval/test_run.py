@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
-from reproq import profiles
+from reproq import papers, profiles
 from reproq.models import build_encoder, count_parameters
 from reproq.papers import lei2016, rankine2016, smolyakov2017
 from reproq.papers.dossantos2015 import dos_santos_table2_records
@@ -76,7 +76,7 @@ def test_grid_picks_the_best_mean_dev_mrr(monkeypatch, data):
 
 
 def test_paper_profile_is_the_papers_grid():
-    paper = profiles.get("paper").question_retrieval
+    paper = papers.profile("paper").section("question_retrieval")
     assert len(lei2016.lei_grid(paper, "rcnn", pooling="last")) == 6  # lr {1e-3, 3e-4} × dropout {.1, .2, .3}
     assert len(lei2016.lei_grid(paper, "cnn", pooling="mean")) == 18  # × width {2, 3, 4}
     assert dict(lei2016.lei_grid(paper, "rcnn", pooling="last")[0].encoder_settings) == {"hidden_dim": 400}
@@ -88,7 +88,7 @@ def test_paper_profile_is_the_papers_grid():
 
 
 def test_smolyakov_budgets():
-    paper = profiles.get("paper").question_retrieval
+    paper = papers.profile("paper").section("question_retrieval")
     counts = {e: count_parameters(build_encoder(e, **dict(smolyakov2017.smolyakov_config(paper, e).encoder_settings)))
               for e in ("cnn", "lstm")}
     # Table 3: 200 filters for each kernel size 1-5 on 200-d inputs; the paper prints 420,600 (and 337,920)
@@ -99,8 +99,8 @@ def test_smolyakov_budgets():
 
 
 def test_table4_networks_only_for_adversarial_runs_of_a_profile_that_asks():
-    paper = profiles.get("paper")
-    qr, adaptation = paper.question_retrieval, paper.adaptation
+    paper = papers.profile("paper")
+    qr, adaptation = paper.section("question_retrieval"), paper.section("adaptation")
 
     def network(encoder, adversarial, a=adaptation):
         model = build_encoder(encoder, **dict(smolyakov2017.adaptation_config(qr, a, encoder, adversarial=adversarial)
@@ -118,7 +118,7 @@ def test_table4_networks_only_for_adversarial_runs_of_a_profile_that_asks():
 def test_rankines_networks_train_and_their_own_parameters_get_gradients(data):
     from reproq.train.objectives import MaxMarginObjective
 
-    smoke = profiles.get("smoke").rankine
+    smoke = papers.profile("smoke").section("rankine")
     for name, c in rankine2016.rankine_configs(smoke).items():
         c = replace(c, epochs=1, max_train_queries=20, queries_per_batch=10)
         torch.manual_seed(0)
