@@ -14,6 +14,8 @@
                                                 grids' runs one after another, or on a Dask cluster
     reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu]
                                                 speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
+    reproq gpu-check [--out FILE]               every encoder a few steps on the GPU beside the CPU, and timed;
+                                                without a GPU one line, exit 0
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
@@ -166,6 +168,12 @@ def _bench(args) -> int:
         if result.get("load_warning"):
             print(f"WARNING ({name}): {result['load_warning']}", file=sys.stderr)
     return 0
+
+
+def _gpu_check(args) -> int:
+    from reproq.bench import gpu_check
+
+    return gpu_check.main([] if args.out is None else ["--out", args.out])
 
 
 def _scope(args) -> int:
@@ -329,6 +337,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--profile", choices=batch.PROFILES, default="cpu")
     bench.set_defaults(func=_bench)
 
+    gpu = commands.add_parser("gpu-check", help="every encoder trained a few steps on the GPU beside the CPU, and "
+                                               "timed (results/machines/gpu_check.json); without a GPU, one line")
+    gpu.add_argument("--out", default=None, metavar="FILE", help="where the numbers go")
+    gpu.set_defaults(func=_gpu_check)
     scope_command = commands.add_parser("scope", help="every table and figure of the papers, and what covers it")
     scope_command.add_argument("--write", action="store_true", help="replace the scope table in README.md")
     scope_command.set_defaults(func=_scope)
