@@ -32,12 +32,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, paths, profiles, reading_cells, schedule
+from reproq import atomic, paths, profiles, reading_cells, run_settings, schedule
 from reproq.data import sources
 from reproq.machine import cpu_name
 from reproq.report import readings
 from reproq.peak_memory import PeakMemory
-from reproq.train import executors, retrain as retraining
+from reproq.train import executors
 
 PROFILES = tuple(profiles.PROFILES)
 EXECUTORS = executors.BACKENDS
@@ -194,7 +194,7 @@ def threads(requested: int | None = None) -> int:
         if requested < 1:
             raise ValueError(f"--threads must be 1 or more, got {requested}")
         return requested
-    text = os.environ.get("OMP_NUM_THREADS") or str(DEFAULT_THREADS)
+    text = run_settings.read("threads") or str(DEFAULT_THREADS)
     if not text.strip().isdigit() or int(text) < 1:
         raise ValueError(f"OMP_NUM_THREADS must be a whole number of 1 or more, got {text!r}: unset it or pass --threads N")
     return int(text)
@@ -223,7 +223,7 @@ def _environment(values: dict[str, str | None]):
 def thread_environment(n: int):
     """``OMP_NUM_THREADS`` (torch's intra-op threads, read when a kernel starts) and ``MKL_NUM_THREADS`` set to ``n``
     while the block runs, restored after."""
-    return _environment({"OMP_NUM_THREADS": str(n), "MKL_NUM_THREADS": str(n)})
+    return _environment({run_settings.VARIABLES["threads"]: str(n), "MKL_NUM_THREADS": str(n)})
 
 
 def allocator_environment():
@@ -524,7 +524,8 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     if jobs < 1:
         raise ValueError(f"--jobs must be 1 or more, got {jobs}")
     # one retraining batch, by id: a side-by-side run's children inherit it (reproq.train.retrain)
-    retrained = (_environment({retraining.RETRAIN_BATCH: uuid.uuid4().hex}) if retrain else contextlib.nullcontext())
+    retrained = (_environment({run_settings.VARIABLES["retrain_batch"]: uuid.uuid4().hex}) if retrain
+                 else contextlib.nullcontext())
     start, load_before, ran = time.time(), os.getloadavg(), {}
     with thread_environment(n), allocator_environment(), executor_environment(executor, address=address,
                                                                                workers=workers), retrained:

@@ -443,3 +443,17 @@ def test_the_default_time_limit_is_generous_and_follows_the_last_recorded_run(no
     assert batch.time_limit("smoke", nb) == 600.0  # at least ten minutes
     batch.record_cost("smoke", "00_timed", {"seconds": 1200.0})
     assert batch.time_limit("smoke", nb) == 3600.0
+
+
+def test_every_record_says_the_settings_it_ran_under(notebook_dir):
+    """Issue 43: threads, executor and retraining batch reached the kernels unseen; now each record carries them."""
+    write_notebook(notebook_dir / "00_rec.ipynb",
+                   "from reproq.results import Outputs\n"
+                   "out = Outputs('00_rec', profile=PROFILE)\n"
+                   "out.save_records(out.provenance().records({'MAP': 0.5}, paper='p', table='t', dataset='d',\n"
+                   "                                          split='s', method='m'), 'rec')")
+    list(batch.run(profile="smoke", progress=False, n_threads=1, retrain=True))
+    record = json.loads((paths.output_dirs("smoke")[0] / "00_rec" / "rec.jsonl").read_text().splitlines()[0])
+    assert record["run"]["threads"] == "1" and record["run"]["executor"] == "local"
+    assert len(record["run"]["retrain_batch"]) == 32  # this batch's id
+    assert set(record["run"]) == {"threads", "executor", "address", "workers", "retrain_batch", "rcnn_kernel"}

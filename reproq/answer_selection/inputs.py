@@ -46,6 +46,11 @@ class TrainConfig:
     margin: float = 0.5  # AP-CNN / AP-BiLSTM hinge margin m (our choice; dos Santos et al. tune it per dataset)
     max_batches: int | None = None  # cap on batches per epoch (the smoke profile); None: the whole split
 
+    def label(self) -> str:
+        r = self.ranker
+        return (f"{r.method} m={r.projection_dim} d={r.hidden_dim} h={r.mlp_dim} on {self.train_split} lr={self.lr} "
+                f"batch={self.batch_size}" + (f" alignment={r.alignment}" if r.method == "CTRN" else ""))
+
     @property
     def method(self) -> str:
         return self.ranker.method

@@ -12,13 +12,14 @@ which no live build can then own. ``REPROQ_RCNN_KERNEL`` chooses: ``cpp`` (a fai
 
 from __future__ import annotations
 
-import os
 import warnings
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
 import torch
+
+from reproq import run_settings
 
 SOURCE = Path(__file__).with_name("rcnn_kernel.cpp")
 CHOICES = ("auto", "cpp", "python")
@@ -65,7 +66,7 @@ def _warn(reason: str) -> None:
 
 def kernel() -> ModuleType | None:
     """The compiled module with ``forward`` and ``backward``, or None where the Python loops are to run."""
-    choice = os.environ.get("REPROQ_RCNN_KERNEL", "auto") or "auto"
+    choice = run_settings.read("rcnn_kernel", "auto") or "auto"
     if choice not in CHOICES:
         raise ValueError(f"REPROQ_RCNN_KERNEL must be one of {CHOICES}, got {choice!r}")
     if choice == "python":

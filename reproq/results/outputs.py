@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reproq import paths
+from reproq import paths, run_settings
 from reproq.atomic import read_json, replace_atomically, updating, write_json, write_text
 from reproq.machine import describe
 from reproq.results.records import Provenance, Record, code_version, read_records
@@ -47,7 +47,8 @@ class Outputs:
     def provenance(self, data: Mapping[str, str] | None = None, *, synthetic: bool = False,
                    word_vectors: str | None = None) -> Provenance:
         """The :class:`~reproq.results.records.Provenance` of numbers this run computes on ``data``."""
-        return Provenance(dict(data or {}), synthetic, self.device, word_vectors, machine=describe(self.device))
+        return Provenance(dict(data or {}), synthetic, self.device, word_vectors, machine=describe(self.device),
+                          run=run_settings.current())
 
     def _stem(self, name: str, synthetic: bool) -> str:
         return f"{name}__synthetic" if synthetic and not name.endswith("__synthetic") else name

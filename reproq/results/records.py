@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reproq import __version__, paths
+from reproq import __version__, paths, run_settings
 from reproq.reading_cells import readings_only
 from reproq.machine import describe
 
@@ -48,6 +48,7 @@ class Record:
     wall_time_s: float | None = None
     machine: str = ""  # the CPU and the instructions its kernels use, torch's version (reproq.machine.describe)
     per_question: tuple[float, ...] = ()  # the metric of each evaluated question, in the split's order (6 decimals)
+    run: dict = field(default_factory=dict)  # the settings it ran under: threads, executor, ... (reproq.run_settings)
 
 
 def read_records(path: Path) -> list[Record]:
@@ -132,6 +133,7 @@ class Provenance:
     word_vectors: str | None = None
     code_version: str = field(default_factory=code_version)
     machine: str = ""
+    run: Mapping[str, str] = field(default_factory=dict)  # reproq.run_settings.current(): threads, executor, ...
 
     @classmethod
     def resolve(cls, data: Mapping[str, str] | None = None, *, synthetic: bool = False, device: str = "cpu",
@@ -140,7 +142,7 @@ class Provenance:
         from reproq.train.runtime import device_name, resolve_device  # torch only where a device is resolved
 
         name = device_name(resolve_device(device))
-        return cls(dict(data or {}), synthetic, name, word_vectors, machine=describe(name))
+        return cls(dict(data or {}), synthetic, name, word_vectors, machine=describe(name), run=run_settings.current())
 
     def records(self, values: Mapping[str, float], *, paper: str, table: str, dataset: str, split: str,
                 method: str, setting: str = "-", variant: str = "", seeds: Sequence[int] = (),
@@ -156,7 +158,8 @@ class Provenance:
                        metric=name, value=float(values[name]), variant=variant, seeds=tuple(seeds),
                        synthetic=self.synthetic, config=dict(config or {}), data=data,
                        code_version=self.code_version, device=self.device, wall_time_s=wall_time_s,
-                       machine=self.machine, per_question=tuple(round(v, 6) for v in per_question.get(name, ())))
+                       machine=self.machine, per_question=tuple(round(v, 6) for v in per_question.get(name, ())),
+                       run=dict(self.run))
                 for name in names]
 
 

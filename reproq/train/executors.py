@@ -36,8 +36,10 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from reproq import run_settings
+
 # what ``reproq run --executor`` sets for the notebooks' kernels (this module imports torch only when it runs)
-ENVIRONMENT = {"executor": "REPROQ_EXECUTOR", "address": "REPROQ_DASK_ADDRESS", "workers": "REPROQ_WORKERS"}
+ENVIRONMENT = {name: run_settings.VARIABLES[name] for name in ("executor", "address", "workers")}
 BACKENDS = ("local", "dask")
 
 

@@ -106,6 +106,7 @@ class RunStore:
                           "from its start", RuntimeWarning, stacklevel=2)
             return None
         record.pop("batch", None)
+        record.pop("name", None)
         return RunResult(config, **record)
 
     def save(self, run: RunResult) -> None:
@@ -113,8 +114,15 @@ class RunStore:
         # numpy scalars as the numbers they are, so that the record read back equals the run
         record = json.loads(json.dumps({k: v for k, v in asdict(run).items() if k != "config"}, default=_number))
         record["batch"] = retrain.current()  # the retraining batch that ran it ("" outside one)
+        record["name"] = run_name(run.config, run.seed)  # for a reader of the folder: its key is a hash
         record.update(record_sha256=_digest(record), checkpoint_sha256=_file_digest(path.with_name(checkpoint.FILE)))
         atomic.write_text(path, json.dumps(record, indent=1) + "\n")
+
+
+def run_name(config: Hashable, seed: int) -> str:
+    """A training run's name a person can read beside its hashed key: its configuration's ``label()`` (the encoder
+    or method, sizes, setting, learning rate) and its seed."""
+    return f"{config.label() if hasattr(config, 'label') else config} seed {seed}"
 
 
 def _digest(record: dict) -> str:

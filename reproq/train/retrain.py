@@ -15,7 +15,9 @@ import contextvars
 import os
 from collections.abc import Iterator
 
-RETRAIN_BATCH = "REPROQ_RETRAIN_BATCH"  # the retraining batch's id, set by the runner for its kernels
+from reproq import run_settings
+
+RETRAIN_BATCH = run_settings.VARIABLES["retrain_batch"]  # the retraining batch's id, set by the runner for its kernels
 _UNSET = object()
 _TASK: contextvars.ContextVar = contextvars.ContextVar("retrain_batch", default=_UNSET)
 

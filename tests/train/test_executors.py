@@ -33,8 +33,20 @@ def test_a_stored_run_reads_back_as_it_was(tmp_path):
     assert back.config == "a" and back.scores == run.scores and back.n_parameters == 7 and back.seconds == 1.0
     assert math.isnan(back.history[0]["loss"]) and back.history[0]["dev_MRR"] == run.history[0]["dev_MRR"]
     assert back.history[1:] == run.history[1:]
+    assert json.loads(store.path("a", 3).read_text())["name"] == "a seed 3"  # beside its hashed folder
     with pytest.raises(TypeError, match="not a number"):
         store.save(RunResult("b", 1, [{"loss": object()}], 1, 1, {}, 0, 0.0))
+
+
+def test_every_kind_of_training_run_has_a_readable_name():
+    from reproq.answer_selection.inputs import TrainConfig as AnswerConfig
+    from reproq.models.answer_ranker import RankerConfig
+    from reproq.question_retrieval.inputs import TrainConfig as RetrievalConfig
+    from reproq.train.grid import run_name
+
+    assert run_name(AnswerConfig(ranker=RankerConfig(method="CTRN", hidden_dim=64)), 2) == (
+        "CTRN m=300 d=64 h=128 on train lr=0.001 batch=64 alignment=literal seed 2")
+    assert run_name(RetrievalConfig(encoder="cnn"), 1) == "cnn() last title+body lr=0.001 dropout=0.1 seed 1"
 
 
 def test_a_grid_records_each_runs_peak_memory_and_skips_stored_runs(tmp_path):
