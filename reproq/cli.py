@@ -41,7 +41,7 @@ import sys
 import threading
 from pathlib import Path
 
-from reproq import batch, paths, schedule
+from reproq import notebook_schedule, paths, runner
 from reproq.data import sources
 from reproq.data.errors import DataError
 from reproq.data.registry import DATASETS, DESCRIPTIONS
@@ -126,7 +126,7 @@ def _run(args) -> int:
     try:
         parameters = dict(_parse_param(p) for p in args.param)
         _where_outputs_go(args.profile)
-        for outcome in batch.run(profile=args.profile, only=args.only, parameters=parameters,
+        for outcome in runner.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
                                   address=args.address, workers=args.workers, retrain=args.retrain,
                                   jobs=args.jobs, limit=args.time_limit):
@@ -135,7 +135,7 @@ def _run(args) -> int:
                 continue
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
-    except batch.NotebookFailed as exc:
+    except runner.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
     return 0
@@ -162,7 +162,7 @@ def _bench(args) -> int:
         if name not in BENCHMARKS:
             raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
         out = results_dir / "bench" / f"{name}_{_threads()}thread.json"  # speed depends on the thread count
-        with batch.allocator_environment():  # before the benchmark's first allocation
+        with runner.allocator_environment():  # before the benchmark's first allocation
             result = importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
         print(f"{name}: numbers written to {out}")
         if result.get("load_warning"):
@@ -209,9 +209,9 @@ def _report(args) -> int:
         findings = readings.findings_markdown(built.results_dir)
         if scope.update_readme(paths.ROOT / "README.md", findings, block="findings"):
             print(f"updated the findings in {paths.ROOT / 'README.md'}")
-        for written in pages.write_pages(built, results.Outputs(schedule.report_notebook().stem, profile="cpu")):
+        for written in pages.write_pages(built, results.Outputs(notebook_schedule.report_notebook().stem, profile="cpu")):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
-        for notebook in batch.notebooks():
+        for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
         if site.chromium() is None:
@@ -230,7 +230,7 @@ def _machines(args) -> int:
     other, here = Path(args.other), paths.ROOT / "results"
     if not other.is_dir():
         raise ValueError(f"{other} is not a folder: give the results/ folder of a run on the other machine")
-    folders = [p.stem for p in batch.notebooks(args.only)] if args.only else \
+    folders = [p.stem for p in runner.notebooks(args.only)] if args.only else \
         sorted(p.name for p in other.iterdir() if p.is_dir() and (here / p.name).is_dir())
     table = machines.spread(machines.compare(here, other, folders))
     if table.empty:
@@ -306,7 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
 
     run = commands.add_parser("run", help="execute the notebooks headless with papermill")
-    run.add_argument("--profile", choices=batch.PROFILES, default="cpu",
+    run.add_argument("--profile", choices=runner.PROFILES, default="cpu",
                      help="smoke: every code path in minutes (outputs under build/smoke/); cpu: the committed results; "
                           "paper: the papers' sizes and grids")
     run.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 01 or 01_lexical_baselines")
@@ -323,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                      help="the seconds a notebook may run before it is stopped, its kernel with it, in one line "
                           "(default: three times its last recorded run, at least ten minutes)")
-    run.add_argument("--executor", choices=batch.EXECUTORS, default="local",
+    run.add_argument("--executor", choices=runner.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")
     run.add_argument("--address", default=None, metavar="tcp://HOST:8786",
@@ -334,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")
     bench.add_argument("names", nargs="*", metavar="NAME", help=f"one of {', '.join(BENCHMARKS)} (default: all)")
-    bench.add_argument("--profile", choices=batch.PROFILES, default="cpu")
+    bench.add_argument("--profile", choices=runner.PROFILES, default="cpu")
     bench.set_defaults(func=_bench)
 
     gpu = commands.add_parser("gpu-check", help="every encoder trained a few steps on the GPU beside the CPU, and "
@@ -399,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _as_interrupt(signum, frame) -> None:
-    """SIGTERM (a ``kill``, or a ``--jobs`` parent that died: :func:`reproq.schedule._die_with`) as Ctrl-C."""
+    """SIGTERM (a ``kill``, or a ``--jobs`` parent that died: :func:`reproq.notebook_schedule._die_with`) as Ctrl-C."""
     raise KeyboardInterrupt
 
 

@@ -52,12 +52,12 @@ CELLS = ['PROFILE = "cpu"  # smoke | cpu | paper\nSEEDS = None',
 
 REPORT = """
 import json, sys
-from reproq import batch, papers, paths, schedule
+from reproq import notebook_schedule, papers, paths, runner
 from reproq.report import verdicts
 results = paths.output_dirs("smoke")[0]
 built = verdicts.build(results_dir=results)
-print(json.dumps({"papers": list(papers.PAPERS), "order": [nb.stem for nb in batch.notebooks()],
-                  "lanes": [[nb.stem for nb in u.notebooks] for u in schedule.plan(batch.notebooks(), {})[1]],
+print(json.dumps({"papers": list(papers.PAPERS), "order": [nb.stem for nb in runner.notebooks()],
+                  "lanes": [[nb.stem for nb in u.notebooks] for u in notebook_schedule.plan(runner.notebooks(), {})[1]],
                   "rows": built.rows[built.rows.paper == "toy2026"][["method", "metric", "mean", "verdict"]].astype(str)
                           .to_dict("records")}))
 """

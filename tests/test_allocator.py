@@ -32,7 +32,7 @@ def test_huge_pages_change_no_number():
 
 def test_importing_reproq_sets_no_environment_variable():
     """Issue 43: importing reproq set THP_MEM_ALLOC_ENABLE for whatever process imported it."""
-    script = ("import os, sklearn, torch; before = dict(os.environ); import reproq, reproq.papers, reproq.batch; "
+    script = ("import os, sklearn, torch; before = dict(os.environ); import reproq, reproq.papers, reproq.runner; "
               "print(dict(os.environ) == before)")  # scikit-learn sets two KMP_ variables of its own when imported
     env = {k: v for k, v in os.environ.items() if k != "THP_MEM_ALLOC_ENABLE"}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
@@ -40,10 +40,10 @@ def test_importing_reproq_sets_no_environment_variable():
 
 
 def test_the_runners_kernels_ask_for_huge_pages(notebook_dir, monkeypatch):
-    from reproq import batch
-    from tests.test_batch import write_notebook
+    from reproq import runner
+    from tests.test_runner import write_notebook
 
     monkeypatch.delenv("THP_MEM_ALLOC_ENABLE", raising=False)
     write_notebook(notebook_dir / "00_env.ipynb", "import os; open('thp.txt', 'w').write(os.environ['THP_MEM_ALLOC_ENABLE'])")
-    list(batch.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False))
     assert (notebook_dir / "thp.txt").read_text() == "1" and "THP_MEM_ALLOC_ENABLE" not in os.environ

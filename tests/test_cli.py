@@ -94,7 +94,7 @@ def test_verify_fails_when_the_data_folder_is_a_file_or_named_files_are_missing(
     ("CORPUS_SOURCE=3", 'CORPUS_SOURCE must be a string (as 00_datasets\'s default "auto"), got 3'),
 ])
 def test_run_parameters_are_checked_before_anything_runs(param, message, monkeypatch, capsys):
-    monkeypatch.setattr(cli.batch, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
+    monkeypatch.setattr(cli.runner, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
     assert cli.main(["run", "--profile", "smoke", "--only", "00", "-p", param]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
@@ -105,7 +105,7 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
         raise KeyboardInterrupt
         yield
 
-    monkeypatch.setattr(cli.batch, "run", interrupted)
+    monkeypatch.setattr(cli.runner, "run", interrupted)
     assert cli.main(["run", "--profile", "smoke"]) == 130
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
@@ -122,7 +122,7 @@ def test_a_build_folder_that_is_a_file_is_one_line(tmp_path, monkeypatch, capsys
     (None, "abc", "OMP_NUM_THREADS must be a whole number of 1 or more, got 'abc'"),
 ])
 def test_a_bad_thread_count_is_one_line_naming_where_it_came_from(threads, environment, message, monkeypatch, capsys):
-    monkeypatch.setattr(cli.batch, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
+    monkeypatch.setattr(cli.runner, "run_notebook", lambda *a, **k: pytest.fail("a notebook ran"))
     if environment is None:
         monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     else:
@@ -143,13 +143,13 @@ def test_python_dash_m_reproq_is_the_command():
 
 def test_retrain_is_passed_to_the_runner(monkeypatch):
     seen = {}
-    monkeypatch.setattr(cli.batch, "run", lambda **options: seen.update(options) or iter(()))
+    monkeypatch.setattr(cli.runner, "run", lambda **options: seen.update(options) or iter(()))
     assert cli.main(["run", "--profile", "smoke", "--only", "00", "--retrain"]) == 0
     assert seen["retrain"] is True and seen["force"] is False  # --retrain implies --force inside the runner
 
 
 def test_a_run_started_outside_the_checkout_says_where_its_outputs_go(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(cli.batch, "run", lambda **kwargs: iter(()))
+    monkeypatch.setattr(cli.runner, "run", lambda **kwargs: iter(()))
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
     assert f"installed from {paths.ROOT}" in capsys.readouterr().err
@@ -190,7 +190,7 @@ def test_a_folder_it_cannot_write_is_one_line_naming_it(monkeypatch, capsys):
         raise PermissionError(13, "Permission denied", "/checkout/build/runs/smoke")
         yield
 
-    monkeypatch.setattr(cli.batch, "run", refused)
+    monkeypatch.setattr(cli.runner, "run", refused)
     assert cli.main(["run", "--profile", "smoke"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "reproq: /checkout/build/runs/smoke: Permission denied; fix the path (or REPROQ_BUILD) and " \

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from reproq import batch, paths
+from reproq import paths, runner
 
-NOTEBOOKS = batch.notebooks()
+NOTEBOOKS = runner.notebooks()
 
 # Facts each notebook's smoke run must record: (results file, record fields to match, expected value, tolerance).
 # None of them depends on training or on the profile: counts from the real files, Lucene scores shipped with
@@ -69,7 +69,7 @@ def check_facts(notebook: str) -> None:
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_in_smoke_profile(notebook, real_data):
     real_data("askubuntu", "dev.txt")  # the notebooks need the small real files: fail under CI without them
-    outcome = batch.run_notebook(notebook, profile="smoke", force=True, progress=False)
+    outcome = runner.run_notebook(notebook, profile="smoke", force=True, progress=False)
     assert outcome.status == "ran" and outcome.executed.is_file()
     results_dir, figures_dir = paths.output_dirs("smoke")
     written = list((results_dir / notebook.stem).glob("*")) + list((figures_dir / notebook.stem).glob("*"))

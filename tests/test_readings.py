@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from reproq import batch, paths
+from reproq import paths, runner
 from reproq.reading_cells import readings_only
 from reproq.report import readings
 from reproq.report.verdicts import load_records
@@ -15,7 +15,7 @@ from reproq.results import claim
 
 
 def test_every_committed_reading_cell_is_what_the_committed_records_give():
-    notebooks = batch.notebooks()
+    notebooks = runner.notebooks()
     assert any(readings.rendered(nb, paths.ROOT / "results") for nb in notebooks), "no notebook has a reading cell"
     stale = readings.stale(notebooks, paths.ROOT / "results")
     assert not stale, f"reading cells that are not what the records say: {stale}; run `reproq report --write`"
@@ -49,14 +49,14 @@ def test_a_changed_record_makes_the_reading_stale_and_writing_mends_it(copy):
 
 def test_a_reading_cells_words_are_not_an_input_of_the_notebook(copy):
     notebook, _ = copy
-    before = batch.fingerprint(notebook, {})
+    before = runner.fingerprint(notebook, {})
     nb = json.loads(notebook.read_text())
     next(c for c in nb["cells"] if readings.reading_of(c))["source"] = ["other words"]
     notebook.write_text(json.dumps(nb))
-    assert batch.fingerprint(notebook, {}) == before
+    assert runner.fingerprint(notebook, {}) == before
     nb["cells"][0]["source"] = ["a changed heading"]
     notebook.write_text(json.dumps(nb))
-    assert batch.fingerprint(notebook, {}) != before
+    assert runner.fingerprint(notebook, {}) != before
 
 
 def test_an_unknown_reading_is_named():

@@ -142,7 +142,7 @@ def commentary(notebook: str, file: str) -> str:
 
 
 def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
-    """The executed notebooks kept beside the profile's records (:func:`reproq.batch.kept_copy`) as HTML under
+    """The executed notebooks kept beside the profile's records (:func:`reproq.runner.kept_copy`) as HTML under
     ``out_dir/notebooks``: folder -> link."""
     executed = sorted(paths.output_dirs(profile)[0].glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
     if not executed:

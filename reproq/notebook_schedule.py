@@ -1,5 +1,5 @@
-"""Notebooks side by side: which may run at the same time, in what order, and the runner that does it
-(``reproq run --jobs N``).
+"""The notebooks' schedule: in what order they run, which may run at the same time, and the runner of notebooks side
+by side (``reproq run --jobs N``).
 
 A machine of several cores runs several notebooks at once, one torch thread each, each in a ``reproq run --only``
 process of its own (its own kernel, its own peak memory, its own log: ``build/runs/<profile>/<notebook>.log``).

@@ -1,4 +1,4 @@
-"""The papermill batch: order, resume, and failures that name the notebook and the cell."""
+"""The notebook runner: order, resume, and failures that name the notebook and the cell."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reproq import batch, paths
+from reproq import paths, runner
 
 
 def write_notebook(path, *cells):
@@ -27,20 +27,20 @@ def write_notebook(path, *cells):
 def test_notebooks_are_ordered_and_selectable(notebook_dir):
     for name in ["01_b", "00_a", "10_c", "scratch"]:
         write_notebook(notebook_dir / f"{name}.ipynb", "pass")
-    assert [p.stem for p in batch.notebooks()] == ["00_a", "01_b", "10_c"]
-    assert [p.stem for p in batch.notebooks(["01"])] == ["01_b"]
+    assert [p.stem for p in runner.notebooks()] == ["00_a", "01_b", "10_c"]
+    assert [p.stem for p in runner.notebooks(["01"])] == ["01_b"]
     with pytest.raises(ValueError, match="no notebook matches 99"):
-        batch.notebooks(["99"])
+        runner.notebooks(["99"])
 
 
 def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path):
     write_notebook(notebook_dir / "00_ok.ipynb", "open('out.txt', 'a').write(f'{PROFILE} {VALUE}\\n')")
-    first = list(batch.run(profile="smoke", progress=False))
+    first = list(runner.run(profile="smoke", progress=False))
     assert [o.status for o in first] == ["ran"] and first[0].executed.is_file()
     assert first[0].executed.is_relative_to(tmp_path / "build")
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
-    assert [o.status for o in batch.run(profile="smoke", parameters={"VALUE": 2}, progress=False)] == ["ran"]
-    assert [o.status for o in batch.run(profile="smoke", parameters={"VALUE": 2}, force=True,
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
+    assert [o.status for o in runner.run(profile="smoke", parameters={"VALUE": 2}, progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", parameters={"VALUE": 2}, force=True,
                                          progress=False)] == ["ran"]
     assert (notebook_dir / "out.txt").read_text().splitlines() == ["smoke 1", "smoke 2", "smoke 2"]
 
@@ -49,34 +49,34 @@ def test_a_run_of_every_notebook_records_its_wall_time_by_jobs_and_a_partial_run
     for name in ("00_a", "01_b"):
         write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")
     walls = paths.output_dirs("smoke")[0] / "pipeline_wall.json"
-    list(batch.run(profile="smoke", progress=False, jobs=1))
-    list(batch.run(profile="smoke", progress=False, jobs=2, force=True))
+    list(runner.run(profile="smoke", progress=False, jobs=1))
+    list(runner.run(profile="smoke", progress=False, jobs=2, force=True))
     recorded = json.loads(walls.read_text())
     assert sorted(recorded) == ["jobs=1", "jobs=2"] and recorded["jobs=2"]["notebooks"] == 2
     assert all(w["seconds"] > 0 and w["threads"] == 1 and w["code_version"] for w in recorded.values())
     assert 0 < recorded["jobs=1"]["notebook_seconds"] <= recorded["jobs=1"]["seconds"]  # one after another: the sum
-    list(batch.run(profile="smoke", only=["00"], progress=False, jobs=1, force=True))  # one notebook: not the whole
-    list(batch.run(profile="smoke", progress=False, jobs=1))  # both skipped: nothing ran
+    list(runner.run(profile="smoke", only=["00"], progress=False, jobs=1, force=True))  # one notebook: not the whole
+    list(runner.run(profile="smoke", progress=False, jobs=1))  # both skipped: nothing ran
     assert json.loads(walls.read_text()) == recorded
 
 
 def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_one_does_not(notebook_dir):
     write_notebook(notebook_dir / "00_ok.ipynb", "print(f'ran with {VALUE}')")
     write_notebook(notebook_dir / "01_bad.ipynb", "raise RuntimeError('broken')")
-    (outcome,) = batch.run(profile="smoke", only=["00"], progress=False)
-    kept = batch.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
+    (outcome,) = runner.run(profile="smoke", only=["00"], progress=False)
+    kept = runner.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
     assert kept == paths.output_dirs("smoke")[0] / "00_ok" / "00_ok.ipynb"
     assert kept.read_bytes() == outcome.executed.read_bytes() and "ran with 1" in kept.read_text()
     write_notebook(notebook_dir / "00_ok.ipynb", "from reproq import paths; print(paths.ROOT / 'figures' / 'f.png'); "
                                                  "print(f'/elsewhere{paths.ROOT}/g.png')")
-    list(batch.run(profile="smoke", only=["00"], progress=False))
+    list(runner.run(profile="smoke", only=["00"], progress=False))
     assert str(paths.ROOT) in outcome.executed.read_text()  # the run's own copy names the checkout
     text = kept.read_text()
     assert "figures/f.png" in text and str(paths.ROOT) + "/figures" not in text  # the kept one does not
     assert f"/elsewhere{paths.ROOT}/g.png" in text  # another folder that ends with the checkout's path is left alone
-    with pytest.raises(batch.NotebookFailed):
-        list(batch.run(profile="smoke", only=["01"], progress=False))
-    assert not batch.kept_copy("smoke", notebook_dir / "01_bad.ipynb").exists()
+    with pytest.raises(runner.NotebookFailed):
+        list(runner.run(profile="smoke", only=["01"], progress=False))
+    assert not runner.kept_copy("smoke", notebook_dir / "01_bad.ipynb").exists()
 
 
 def test_each_notebook_starts_with_its_place_its_last_time_and_the_time_left(notebook_dir):
@@ -85,7 +85,7 @@ def test_each_notebook_starts_with_its_place_its_last_time_and_the_time_left(not
     cost = paths.output_dirs("smoke")[0] / "pipeline_cost.json"
     cost.parent.mkdir(parents=True, exist_ok=True)
     cost.write_text(json.dumps({"00_a": {"seconds": 60}, "02_c": {"seconds": 120}}))
-    started = [o.message for o in batch.run(profile="smoke", only=["00", "01", "02"]) if o.status == "started"]
+    started = [o.message for o in runner.run(profile="smoke", only=["00", "01", "02"]) if o.status == "started"]
     assert started == ["[1/3] last time 1.0 min; about 3.0 min left and 1 never timed",
                        "[2/3] no time recorded; about 2.0 min left and 1 never timed",
                        "[3/3] last time 2.0 min; about 2.0 min left"]
@@ -96,59 +96,59 @@ def test_failure_names_notebook_and_cell_and_keeps_earlier_results(notebook_dir)
     write_notebook(notebook_dir / "01_broken.ipynb", "y = 2", "raise RuntimeError('boom')")
     write_notebook(notebook_dir / "02_never.ipynb", "z = 3")
     outcomes = []
-    with pytest.raises(batch.NotebookFailed, match=r"01_broken.ipynb failed in the cell starting `raise RuntimeError\('boom'\)` "
+    with pytest.raises(runner.NotebookFailed, match=r"01_broken.ipynb failed in the cell starting `raise RuntimeError\('boom'\)` "
                        r"\(execution count 4\) with RuntimeError: boom"):
-        for outcome in batch.run(profile="smoke", progress=False):
+        for outcome in runner.run(profile="smoke", progress=False):
             outcomes.append(outcome)
     assert [o.notebook for o in outcomes] == ["00_fine"]
     # the finished notebook is not run again when the batch resumes
-    with pytest.raises(batch.NotebookFailed):
-        list(batch.run(profile="smoke", progress=False))
-    assert batch._stamp("smoke", notebook_dir / "00_fine.ipynb").is_file()
-    assert not batch._stamp("smoke", notebook_dir / "01_broken.ipynb").is_file()
-    assert next(batch.run(profile="smoke", progress=False)).status == "skipped"
+    with pytest.raises(runner.NotebookFailed):
+        list(runner.run(profile="smoke", progress=False))
+    assert runner._stamp("smoke", notebook_dir / "00_fine.ipynb").is_file()
+    assert not runner._stamp("smoke", notebook_dir / "01_broken.ipynb").is_file()
+    assert next(runner.run(profile="smoke", progress=False)).status == "skipped"
 
 
 def test_unknown_profile_is_refused():
     with pytest.raises(ValueError, match="profile must be one of"):
-        list(batch.run(profile="gpu"))
+        list(runner.run(profile="gpu"))
 
 
 def test_a_torn_stamp_is_dropped_with_a_warning_and_the_notebook_runs(notebook_dir):
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
-    stamp = batch._stamp("smoke", notebook_dir / "00_ok.ipynb")
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    stamp = runner._stamp("smoke", notebook_dir / "00_ok.ipynb")
     stamp.write_text('{"fingerprint": "abc')  # a kill in the middle of a write
     with pytest.warns(UserWarning, match=r"00_ok.json: unreadable"):
-        assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
+        assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
 
 
 def test_a_notebook_whose_outputs_are_gone_or_torn_runs_again(notebook_dir, tmp_path):
     write_notebook(notebook_dir / "00_writes.ipynb",
                    "from reproq.results import Outputs, Record\n"
                    "Outputs('00_writes', profile=PROFILE).save_records([Record('p', 't', 'd', 's', 'm', '-', 'MAP', 0.5)], 'r')")
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     records = paths.output_dirs("smoke")[0] / "00_writes" / "r.jsonl"
-    assert records.is_file() and [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
+    assert records.is_file() and [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
     records.write_text('{"paper": "p", "tab')  # torn
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     records.unlink()
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
 
 
 def test_the_fingerprint_depends_on_the_thread_count(notebook_dir, monkeypatch):
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    one = batch.fingerprint(notebook_dir / "00_ok.ipynb", {})
+    one = runner.fingerprint(notebook_dir / "00_ok.ipynb", {})
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
-    assert batch.fingerprint(notebook_dir / "00_ok.ipynb", {}) != one
+    assert runner.fingerprint(notebook_dir / "00_ok.ipynb", {}) != one
 
 
 def test_a_run_records_its_cost(notebook_dir, tmp_path):
     write_notebook(notebook_dir / "00_memory.ipynb", "block = bytearray(300 * 2**20)  # 300 MB held a moment",
                    "import time; time.sleep(1.5)")
-    list(batch.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False))
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_memory"]
     assert cost["seconds"] > 1.5 and cost["peak_memory_mb"] > 300 and cost["threads"] >= 1
     assert {"cpu", "cores", "load_average_before", "load_average_after", "code_version", "finished",
@@ -159,16 +159,16 @@ def test_notebooks_get_one_thread_unless_asked(notebook_dir, monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     write_notebook(notebook_dir / "00_threads.ipynb",
                    "import os; open('threads.txt', 'a').write(os.environ['OMP_NUM_THREADS'] + '\\n')")
-    list(batch.run(profile="smoke", progress=False))
-    list(batch.run(profile="smoke", progress=False, n_threads=2))  # another count: another fingerprint, a rerun
+    list(runner.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False, n_threads=2))  # another count: another fingerprint, a rerun
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    list(batch.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False))
     assert (notebook_dir / "threads.txt").read_text().splitlines() == ["1", "2", "3"]
     assert os.environ["OMP_NUM_THREADS"] == "3"  # restored after the batch
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_threads"]
     assert cost["threads"] == 3
     with pytest.raises(ValueError, match="threads must be"):
-        batch.threads(-1)
+        runner.threads(-1)
 
 
 def test_the_kernels_learn_the_executor_from_the_runner(notebook_dir, monkeypatch):
@@ -178,22 +178,22 @@ def test_the_kernels_learn_the_executor_from_the_runner(notebook_dir, monkeypatc
                    "from reproq.train.executors import from_environment\n"
                    "executor = from_environment()\n"
                    "open('executor.txt', 'a').write(f'{executor.name} {getattr(executor, \"workers\", None)}\\n')")
-    list(batch.run(profile="smoke", progress=False))
-    list(batch.run(profile="smoke", progress=False, executor="dask", workers=3, force=True))
+    list(runner.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False, executor="dask", workers=3, force=True))
     assert (notebook_dir / "executor.txt").read_text().splitlines() == ["local None", "dask 3"]
     assert "REPROQ_EXECUTOR" not in os.environ  # restored after the batch
     cost = json.loads((paths.output_dirs("smoke")[0] / "pipeline_cost.json").read_text())["00_executor"]
     assert cost["executor"] == "dask"
     with pytest.raises(ValueError, match="for the dask executor"):
-        list(batch.run(profile="smoke", progress=False, workers=2))
+        list(runner.run(profile="smoke", progress=False, workers=2))
     with pytest.raises(ValueError, match="unknown executor 'ray'"):
-        list(batch.run(profile="smoke", progress=False, executor="ray"))
+        list(runner.run(profile="smoke", progress=False, executor="ray"))
 
 
 def test_recording_a_cost_needs_no_torch():
     """The runner's parent process names the CPU and the code version for each cost record without importing torch
     (a second copy of it beside every notebook's kernel)."""
-    code = ("import sys; from reproq import batch; from reproq.machine import cpu_name; "
+    code = ("import sys; from reproq import runner; from reproq.machine import cpu_name; "
             "from reproq.results import code_version; cpu_name(); code_version(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=paths.ROOT)
     assert out.stdout.strip() == "False"
@@ -203,10 +203,10 @@ def test_retrain_reaches_the_kernels_and_forces_the_run(notebook_dir, monkeypatc
     monkeypatch.delenv("REPROQ_RETRAIN_BATCH", raising=False)
     write_notebook(notebook_dir / "00_retrain.ipynb",
                    "import os; open('retrain.txt', 'a').write(os.environ.get('REPROQ_RETRAIN_BATCH', '-') + '\\n')")
-    list(batch.run(profile="smoke", progress=False))
-    list(batch.run(profile="smoke", progress=False))  # unchanged inputs: skipped
-    list(batch.run(profile="smoke", progress=False, retrain=True))  # runs again, told to retrain
-    list(batch.run(profile="smoke", progress=False, retrain=True))  # another retraining batch: another id
+    list(runner.run(profile="smoke", progress=False))
+    list(runner.run(profile="smoke", progress=False))  # unchanged inputs: skipped
+    list(runner.run(profile="smoke", progress=False, retrain=True))  # runs again, told to retrain
+    list(runner.run(profile="smoke", progress=False, retrain=True))  # another retraining batch: another id
     lines = (notebook_dir / "retrain.txt").read_text().splitlines()
     assert lines[0] == "-" and len(lines) == 3 and len(set(lines)) == 3 and all(len(b) == 32 for b in lines[1:])
     assert "REPROQ_RETRAIN_BATCH" not in os.environ  # restored after the batch
@@ -214,9 +214,9 @@ def test_retrain_reaches_the_kernels_and_forces_the_run(notebook_dir, monkeypatc
 
 def test_a_killed_kernel_is_one_line_naming_the_notebook_and_memory(notebook_dir):
     write_notebook(notebook_dir / "00_killed.ipynb", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
-    with pytest.raises(batch.NotebookFailed, match=r"00_killed.ipynb: its kernel died \(killed from outside, or out "
+    with pytest.raises(runner.NotebookFailed, match=r"00_killed.ipynb: its kernel died \(killed from outside, or out "
                                                    r"of memory: it had reached [\d,]+ MB of this machine's"):
-        list(batch.run(profile="smoke", progress=False))
+        list(runner.run(profile="smoke", progress=False))
 
 
 def test_a_running_copy_is_named_so_until_the_run_ends(notebook_dir):
@@ -226,7 +226,7 @@ def test_a_running_copy_is_named_so_until_the_run_ends(notebook_dir):
                    "folder = pathlib.Path(os.environ['REPROQ_BUILD']) / 'notebooks' / 'smoke'",
                    "open('seen.txt', 'a').write(' '.join(sorted(p.name for p in folder.iterdir())) + '\\n')")
     for _ in range(2):
-        [outcome] = batch.run(profile="smoke", force=True, progress=False)
+        [outcome] = runner.run(profile="smoke", force=True, progress=False)
         assert sorted(p.name for p in outcome.executed.parent.iterdir()) == ["00_seen.ipynb"]
     assert (notebook_dir / "seen.txt").read_text().splitlines() == ["00_seen.running.ipynb"] * 2
 
@@ -237,8 +237,8 @@ def test_a_folder_that_refuses_the_cost_record_does_not_fail_a_finished_notebook
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied", "pipeline_cost.json")
 
-    monkeypatch.setattr(batch, "record_cost", refuse)
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    monkeypatch.setattr(runner, "record_cost", refuse)
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     err = capsys.readouterr().err
     assert "the notebook ran, but refuse could not write (PermissionError" in err and "Traceback" not in err
     assert "the next run runs it again" in err
@@ -250,23 +250,23 @@ def test_a_notebook_whose_kept_copy_or_cost_could_not_be_written_runs_again_as_t
     """Issue 42: disk full while writing the kept copy said "it will run again next time", and the next run said
     "skipped", the kept copy the previous run's beside the new records."""
     write_notebook(notebook_dir / "00_fine.ipynb", "x = 1")
-    written = getattr(batch, refused)
+    written = getattr(runner, refused)
 
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device", "results/00_fine/00_fine.ipynb")
 
-    monkeypatch.setattr(batch, refused, full)
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    monkeypatch.setattr(runner, refused, full)
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     assert "the next run runs it again" in capsys.readouterr().err
-    monkeypatch.setattr(batch, refused, written)  # the disk has room again
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]  # as said, not "skipped"
-    assert batch.kept_copy("smoke", notebook_dir / "00_fine.ipynb").is_file()
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["skipped"]
+    monkeypatch.setattr(runner, refused, written)  # the disk has room again
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]  # as said, not "skipped"
+    assert runner.kept_copy("smoke", notebook_dir / "00_fine.ipynb").is_file()
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["skipped"]
 
 
 def test_a_second_run_of_the_same_notebook_says_who_runs_it(notebook_dir):
     write_notebook(notebook_dir / "00_busy.ipynb", "x = 1")
-    lock, pid = batch.admission("smoke", notebook_dir / "00_busy.ipynb")
+    lock, pid = runner.admission("smoke", notebook_dir / "00_busy.ipynb")
     lock.parent.mkdir(parents=True, exist_ok=True)
     pid.write_text("424242")
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from filelock import FileLock; "
@@ -274,12 +274,12 @@ def test_a_second_run_of_the_same_notebook_says_who_runs_it(notebook_dir):
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(batch.NotebookFailed, match=r"00_busy.ipynb is already running \(pid 424242, profile smoke\)"):
-            list(batch.run(profile="smoke", progress=False))
+        with pytest.raises(runner.NotebookFailed, match=r"00_busy.ipynb is already running \(pid 424242, profile smoke\)"):
+            list(runner.run(profile="smoke", progress=False))
     finally:
         holder.kill()
         holder.wait()
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]  # its holder gone: runs
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]  # its holder gone: runs
 
 
 def test_processes_updating_one_settings_file_keep_every_entry(tmp_path):
@@ -301,9 +301,9 @@ def test_processes_recording_costs_keep_every_entry(tmp_path):
     cost = tmp_path / "build" / "smoke" / "results" / "pipeline_cost.json"
     cost.parent.mkdir(parents=True)
     cost.write_text(json.dumps({"earlier_1": {}, "earlier_2": {}}))
-    script = ("import sys; from reproq import batch\n"
+    script = ("import sys; from reproq import runner\n"
               "for i in range(300):\n"
-              "    batch.record_cost('smoke', f'{sys.argv[1]}_{i}', {'seconds': i})\n")
+              "    runner.record_cost('smoke', f'{sys.argv[1]}_{i}', {'seconds': i})\n")
     writers = [subprocess.Popen([sys.executable, "-c", script, name], env=env) for name in ("a", "b")]
     assert [w.wait(timeout=300) for w in writers] == [0, 0]
     assert len(json.loads(cost.read_text())) == 602
@@ -338,7 +338,7 @@ def test_a_run_prints_no_kernel_transport_warning_and_leaves_no_socket(notebook_
 
     before = set(Path(tempfile.gettempdir()).glob("reproq-kernel-*"))
     write_notebook(notebook_dir / "00_quiet.ipynb", "x = 1")
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     assert "without encryption" not in capfd.readouterr().err
     assert set(Path(tempfile.gettempdir()).glob("reproq-kernel-*")) == before
 
@@ -362,34 +362,34 @@ def test_no_write_of_a_run_follows_a_link_planted_in_build(notebook_dir, victim)
     to a file outside the checkout, which stays as it was; the links are replaced, never written through."""
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
     nb = notebook_dir / "00_ok.ipynb"
-    stamp, executed = batch._stamp("smoke", nb), batch.executed_copy("smoke", nb)
-    planted = [batch.admission("smoke", nb)[1], executed.with_name(f"{executed.stem}.running.ipynb"),
+    stamp, executed = runner._stamp("smoke", nb), runner.executed_copy("smoke", nb)
+    planted = [runner.admission("smoke", nb)[1], executed.with_name(f"{executed.stem}.running.ipynb"),
                stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")]
     for link in planted:
         _plant(link, victim)
-    assert [o.status for o in batch.run(profile="smoke", progress=False)] == ["ran"]
+    assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     assert victim.read_text() == "untouched\n"
     assert not any(p.is_symlink() for p in planted)
 
 
 def test_a_lock_that_is_a_link_is_refused_in_one_line(notebook_dir, victim):
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
-    lock, _ = batch.admission("smoke", notebook_dir / "00_ok.ipynb")
+    lock, _ = runner.admission("smoke", notebook_dir / "00_ok.ipynb")
     _plant(lock, victim)
-    with pytest.raises(batch.NotebookFailed, match=f"{lock} is a symbolic link"):
-        list(batch.run(profile="smoke", progress=False))
+    with pytest.raises(runner.NotebookFailed, match=f"{lock} is a symbolic link"):
+        list(runner.run(profile="smoke", progress=False))
     assert victim.read_text() == "untouched\n"
 
 
 def test_a_side_by_side_log_that_is_a_link_is_not_written_through(notebook_dir, victim):
-    from reproq import schedule
+    from reproq import notebook_schedule
 
     for name in ("00_a", "01_b"):
         write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")
-    _plant(schedule.log_path("smoke", notebook_dir / "01_b.ipynb"), victim)
+    _plant(notebook_schedule.log_path("smoke", notebook_dir / "01_b.ipynb"), victim)
     with pytest.raises(ValueError, match="01_b.log is a symbolic link .* remove it and run again"):
-        list(batch.run(profile="smoke", progress=False, jobs=2))  # before any child starts: none left running
-    assert victim.read_text() == "untouched\n" and not schedule.log_path("smoke", notebook_dir / "00_a.ipynb").exists()
+        list(runner.run(profile="smoke", progress=False, jobs=2))  # before any child starts: none left running
+    assert victim.read_text() == "untouched\n" and not notebook_schedule.log_path("smoke", notebook_dir / "00_a.ipynb").exists()
 
 
 def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path, monkeypatch):
@@ -399,9 +399,9 @@ def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path,
     locks = []
     for build in ("one", "two"):
         monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / build))
-        locks.append(batch.admission("cpu", nb))
+        locks.append(runner.admission("cpu", nb))
     assert locks[0] == locks[1] and locks[0][0] == paths.ROOT / "results" / "00_datasets" / ".run.lock"
-    assert batch.admission("smoke", nb)[0].is_relative_to(tmp_path / "two")  # a smoke run's results are its build's
+    assert runner.admission("smoke", nb)[0].is_relative_to(tmp_path / "two")  # a smoke run's results are its build's
 
 
 
@@ -411,9 +411,9 @@ def test_a_hung_cell_fails_in_one_line_at_the_time_limit(notebook_dir):
 
     write_notebook(notebook_dir / "00_hung.ipynb", "import time; time.sleep(120)")
     began = time.time()
-    with pytest.raises(batch.NotebookFailed, match=r"00_hung.ipynb: stopped at its time limit of 3 s "
+    with pytest.raises(runner.NotebookFailed, match=r"00_hung.ipynb: stopped at its time limit of 3 s "
                                                    r"\(--time-limit\), its kernel with it; the executed copy so far is"):
-        list(batch.run(profile="smoke", progress=False, limit=3))
+        list(runner.run(profile="smoke", progress=False, limit=3))
     assert time.time() - began < 60
     assert not [p for p in psutil.Process().children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
 
@@ -421,28 +421,28 @@ def test_a_hung_cell_fails_in_one_line_at_the_time_limit(notebook_dir):
 def test_the_time_limit_is_the_whole_notebooks_not_one_cells(notebook_dir):
     """Four cells of 2 s each, none past 5 s alone: the notebook is stopped at 5 s all the same."""
     write_notebook(notebook_dir / "00_slow.ipynb", *["import time; time.sleep(2)"] * 4)
-    with pytest.raises(batch.NotebookFailed, match="00_slow.ipynb: stopped at its time limit of 5 s"):
-        list(batch.run(profile="smoke", progress=False, limit=5))
+    with pytest.raises(runner.NotebookFailed, match="00_slow.ipynb: stopped at its time limit of 5 s"):
+        list(runner.run(profile="smoke", progress=False, limit=5))
 
 
 def test_no_default_time_limit_for_parameters_its_last_run_did_not_have(notebook_dir, monkeypatch):
     nb = notebook_dir / "00_timed.ipynb"
     write_notebook(nb, "pass")
     limits = []
-    monkeypatch.setattr(batch, "_interruptible", lambda execute, limit_s=None: limits.append(limit_s))
-    batch.record_cost("smoke", "00_timed", {"seconds": 30.0})
-    batch.run_notebook(nb, profile="smoke", progress=False, force=True)
-    batch.run_notebook(nb, profile="smoke", progress=False, force=True, parameters={"VALUE": 2})
+    monkeypatch.setattr(runner, "_interruptible", lambda execute, limit_s=None: limits.append(limit_s))
+    runner.record_cost("smoke", "00_timed", {"seconds": 30.0})
+    runner.run_notebook(nb, profile="smoke", progress=False, force=True)
+    runner.run_notebook(nb, profile="smoke", progress=False, force=True, parameters={"VALUE": 2})
     assert limits == [600.0, None]
 
 
 def test_the_default_time_limit_is_generous_and_follows_the_last_recorded_run(notebook_dir):
     nb = notebook_dir / "00_timed.ipynb"
-    assert batch.time_limit("smoke", nb) is None  # never run: no limit
-    batch.record_cost("smoke", "00_timed", {"seconds": 30.0})
-    assert batch.time_limit("smoke", nb) == 600.0  # at least ten minutes
-    batch.record_cost("smoke", "00_timed", {"seconds": 1200.0})
-    assert batch.time_limit("smoke", nb) == 3600.0
+    assert runner.time_limit("smoke", nb) is None  # never run: no limit
+    runner.record_cost("smoke", "00_timed", {"seconds": 30.0})
+    assert runner.time_limit("smoke", nb) == 600.0  # at least ten minutes
+    runner.record_cost("smoke", "00_timed", {"seconds": 1200.0})
+    assert runner.time_limit("smoke", nb) == 3600.0
 
 
 def test_every_record_says_the_settings_it_ran_under(notebook_dir):
@@ -452,7 +452,7 @@ def test_every_record_says_the_settings_it_ran_under(notebook_dir):
                    "out = Outputs('00_rec', profile=PROFILE)\n"
                    "out.save_records(out.provenance().records({'MAP': 0.5}, paper='p', table='t', dataset='d',\n"
                    "                                          split='s', method='m'), 'rec')")
-    list(batch.run(profile="smoke", progress=False, n_threads=1, retrain=True))
+    list(runner.run(profile="smoke", progress=False, n_threads=1, retrain=True))
     record = json.loads((paths.output_dirs("smoke")[0] / "00_rec" / "rec.jsonl").read_text().splitlines()[0])
     assert record["run"]["threads"] == "1" and record["run"]["executor"] == "local"
     assert len(record["run"]["retrain_batch"]) == 32  # this batch's id

@@ -1,4 +1,4 @@
-"""Execute the notebooks in reading order, headless, with papermill.
+"""The notebook runner: the notebooks executed in reading order, headless, with papermill (``reproq run``).
 
 ``reproq run --profile cpu`` runs ``notebooks/NN_*.ipynb`` one after the other. Each executed copy goes
 to ``build/notebooks/<profile>/`` (the sources are never overwritten), named ``<name>.running.ipynb`` until its
@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, paths, profiles, reading_cells, run_settings, schedule
+from reproq import atomic, notebook_schedule, paths, profiles, reading_cells, run_settings
 from reproq.data import sources
 from reproq.machine import cpu_name
 from reproq.report import readings
@@ -58,9 +58,9 @@ class NotebookFailed(RuntimeError):
 
 
 def notebooks(only: Sequence[str] = ()) -> list[Path]:
-    """The notebooks in order (by number, the report last: :func:`reproq.schedule.in_order`); ``only`` selects by
+    """The notebooks in order (by number, the report last: :func:`reproq.notebook_schedule.in_order`); ``only`` selects by
     number prefix or name (``"01"``, ``"01_lexical_baselines"``)."""
-    found = schedule.in_order()
+    found = notebook_schedule.in_order()
     if not only:
         return found
     chosen = [p for p in found if any(p.stem == o or p.stem.startswith(f"{o}_") or p.name == o for o in only)]
@@ -311,7 +311,7 @@ def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
 def time_limit(profile: str, notebook: Path) -> float | None:
     """The default time limit of one run of ``notebook``: three times its last recorded run, at least ten minutes
     (generous: a hung cell is caught, a slow machine is not); None where no run was recorded."""
-    last = schedule.expected_seconds(profile).get(notebook.stem)
+    last = notebook_schedule.expected_seconds(profile).get(notebook.stem)
     return None if last is None else max(600.0, 3 * last)
 
 
@@ -512,7 +512,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records.
     ``retrain`` (implies ``force``) trains every run again: checkpoints and run records cached before this call are
     not reused, each naming the batch that wrote it (:mod:`reproq.train.retrain`). ``jobs`` notebooks run side by side
-    (None: as many as the cores allow, :func:`reproq.schedule.default_jobs`; :mod:`reproq.schedule` says what may
+    (None: as many as the cores allow, :func:`reproq.notebook_schedule.default_jobs`; :mod:`reproq.notebook_schedule` says what may
     overlap); with more than one, a failure is raised after the others finished. ``limit``: the seconds one notebook may
     run (default: :func:`time_limit`, from each notebook's last recorded run)."""
     if profile not in PROFILES:
@@ -520,7 +520,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     chosen = notebooks(only)
     check_parameters(chosen, parameters or {})
     n = threads(n_threads)
-    jobs = schedule.default_jobs(n, executor) if jobs is None else jobs
+    jobs = notebook_schedule.default_jobs(n, executor) if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"--jobs must be 1 or more, got {jobs}")
     # one retraining batch, by id: a side-by-side run's children inherit it (reproq.train.retrain)
@@ -530,7 +530,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     with thread_environment(n), allocator_environment(), executor_environment(executor, address=address,
                                                                                workers=workers), retrained:
         if jobs == 1 or len(chosen) == 1:
-            expected = schedule.expected_seconds(profile)
+            expected = notebook_schedule.expected_seconds(profile)
             for k, nb in enumerate(chosen, 1):
                 if progress:
                     yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb), _eta(k, chosen, expected))
@@ -572,23 +572,23 @@ def _last_time(notebook: Path, expected: dict[str, float]) -> str:
 
 
 def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **options) -> Iterator[Outcome]:
-    """:func:`reproq.schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts (with ``progress``),
+    """:func:`reproq.notebook_schedule.run_side_by_side` as outcomes: ``started`` when a notebook starts (with ``progress``),
     then ``ran`` or ``skipped``; NotebookFailed at the end naming every notebook that failed (the others finished)."""
     failures, profile, started = [], options["profile"], 0
-    expected = schedule.expected_seconds(profile)
-    for event, nb, done in schedule.run_side_by_side(chosen, jobs, **options):
+    expected = notebook_schedule.expected_seconds(profile)
+    for event, nb, done in notebook_schedule.run_side_by_side(chosen, jobs, **options):
         if event == "started":
             started += 1
             if progress:
                 yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb),
                               f"[{started}/{len(chosen)}] {_last_time(nb, expected)}; log "
-                              f"{schedule.log_path(profile, nb)}")
+                              f"{notebook_schedule.log_path(profile, nb)}")
         elif done.returncode == 0:
             yield Outcome(nb.stem, done.said, done.seconds, executed_copy(profile, nb),
                           "inputs unchanged since its last run")
         else:
             failures.append(f"{nb.name}: {done.why} (log: {done.log})")
     if failures:
-        later = [nb.name for nb in chosen if schedule.declared(nb).runs == schedule.LAST]
+        later = [nb.name for nb in chosen if notebook_schedule.declared(nb).runs == notebook_schedule.LAST]
         skipped = f"; not run after a failure: {', '.join(later)}" if later else ""
         raise NotebookFailed("; ".join(failures) + skipped)

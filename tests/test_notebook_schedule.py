@@ -1,4 +1,4 @@
-"""Notebooks side by side (reproq.schedule, ``reproq run --jobs``): what may overlap, in what order, and the same
+"""Notebooks side by side (reproq.notebook_schedule, ``reproq run --jobs``): what may overlap, in what order, and the same
 outputs as one after another."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from reproq import batch, paths, schedule
-from tests.test_batch import write_notebook
+from reproq import notebook_schedule, paths, runner
+from tests.test_runner import write_notebook
 
 
 def runs_last(path: Path) -> None:
@@ -23,7 +23,7 @@ def runs_last(path: Path) -> None:
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
-    notebook.metadata["reproq"] = {"runs": schedule.LAST}
+    notebook.metadata["reproq"] = {"runs": notebook_schedule.LAST}
     nbformat.write(notebook, path)
 
 
@@ -33,20 +33,20 @@ def named(*stems):
 
 def test_lanes_run_together_the_timer_runs_alone_and_the_report_last():
     nbs = named("00_datasets", "02_a", "03_b", "04_c", "05_runtime", "06_d", "09_e", "12_f", "13_report")
-    said = {"02_a": schedule.Declared("askubuntu"), "03_b": schedule.Declared("askubuntu"),
-            "04_c": schedule.Declared("answer_ranking"), "06_d": schedule.Declared("answer_ranking"),
-            "12_f": schedule.Declared("answer_ranking"), "09_e": schedule.Declared("adaptation"),
-            "05_runtime": schedule.Declared(runs=schedule.ALONE), "13_report": schedule.Declared(runs=schedule.LAST)}
+    said = {"02_a": notebook_schedule.Declared("askubuntu"), "03_b": notebook_schedule.Declared("askubuntu"),
+            "04_c": notebook_schedule.Declared("answer_ranking"), "06_d": notebook_schedule.Declared("answer_ranking"),
+            "12_f": notebook_schedule.Declared("answer_ranking"), "09_e": notebook_schedule.Declared("adaptation"),
+            "05_runtime": notebook_schedule.Declared(runs=notebook_schedule.ALONE), "13_report": notebook_schedule.Declared(runs=notebook_schedule.LAST)}
 
     def declarations(nb):
-        return said.get(nb.stem, schedule.Declared())
+        return said.get(nb.stem, notebook_schedule.Declared())
 
-    alone, units, last = schedule.plan(nbs, {"00_datasets": 10, "02_a": 100, "03_b": 300, "04_c": 200, "06_d": 50,
+    alone, units, last = notebook_schedule.plan(nbs, {"00_datasets": 10, "02_a": 100, "03_b": 300, "04_c": 200, "06_d": 50,
                                             "09_e": 450, "12_f": 100}, declarations)
     assert [nb.stem for nb in alone] == ["05_runtime"] and [nb.stem for nb in last] == ["13_report"]
     assert [[nb.stem for nb in u.notebooks] for u in units] == [["09_e"], ["02_a", "03_b"], ["04_c", "06_d", "12_f"],
                                                                  ["00_datasets"]]  # longest first: 450, 400, 350, 10
-    _, units, _ = schedule.plan(named("00_datasets", "09_e"), {"09_e": 450}, declarations)
+    _, units, _ = notebook_schedule.plan(named("00_datasets", "09_e"), {"09_e": 450}, declarations)
     assert units[0].notebooks == tuple(named("00_datasets"))  # never measured: counted as the longest
 
 
@@ -54,18 +54,18 @@ def _checkpoint_folders(notebook: Path) -> set[str]:
     """The build/checkpoints/ folders a notebook's training runs go to, read from its code: every ``checkpoint_root=``
     (and ``checkpoints=`` of its setup) with the folder setup gives it."""
     source = "\n".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code")
-    base = schedule.declared(notebook).checkpoints or ""
+    base = notebook_schedule.declared(notebook).checkpoints or ""
     roots = re.findall(r"checkpoint_root=checkpoints( / \w+)?", source)
     return {base + root for root in roots}
 
 
 def test_the_notebooks_that_share_training_runs_are_in_one_lane():
     """Every notebook whose runs go to a checkpoint folder names it in its setup; those that share one share a lane."""
-    notebooks = batch.notebooks()
-    _, units, last = schedule.plan(notebooks, {})
+    notebooks = runner.notebooks()
+    _, units, last = notebook_schedule.plan(notebooks, {})
     lane = {nb: i for i, unit in enumerate(units) for nb in unit.notebooks}
     folders = {nb: _checkpoint_folders(nb) for nb in notebooks}
-    assert all(f.startswith(schedule.declared(nb).checkpoints or "-") for nb in notebooks for f in folders[nb])
+    assert all(f.startswith(notebook_schedule.declared(nb).checkpoints or "-") for nb in notebooks for f in folders[nb])
     for a in notebooks:
         for b in notebooks:
             if a != b and folders[a] & folders[b]:
@@ -81,11 +81,11 @@ def test_the_report_runs_last_by_its_role_not_its_number(notebook_dir):
     write_notebook(notebook_dir / "13_report.ipynb", "open('order.txt', 'a').write('13 ')")
     write_notebook(notebook_dir / "14_new_paper.ipynb", "open('order.txt', 'a').write('14 ')")
     runs_last(notebook_dir / "13_report.ipynb")
-    assert [nb.stem for nb in batch.notebooks()] == ["00_a", "14_new_paper", "13_report"]
-    list(batch.run(profile="smoke", progress=False, jobs=1))
+    assert [nb.stem for nb in runner.notebooks()] == ["00_a", "14_new_paper", "13_report"]
+    list(runner.run(profile="smoke", progress=False, jobs=1))
     assert (notebook_dir / "order.txt").read_text() == "00 14 13 "
     (notebook_dir / "order.txt").unlink()
-    list(batch.run(profile="smoke", progress=False, jobs=2, force=True))
+    list(runner.run(profile="smoke", progress=False, jobs=2, force=True))
     assert (notebook_dir / "order.txt").read_text().endswith("13 ")
 
 
@@ -93,11 +93,11 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
     for name, value in (("00_a", 1), ("01_b", 2), ("03_c", 3)):
         write_notebook(notebook_dir / f"{name}.ipynb", "import torch; torch.manual_seed(VALUE)",
                        f"open('{name}.txt', 'w').write(repr(torch.rand(3).tolist()) + ' ' + PROFILE)")
-    serial = [o.status for o in batch.run(profile="smoke", parameters={"VALUE": 5}, progress=False, jobs=1)]
+    serial = [o.status for o in runner.run(profile="smoke", parameters={"VALUE": 5}, progress=False, jobs=1)]
     first = {p.name: p.read_text() for p in notebook_dir.glob("*.txt")}
     for p in notebook_dir.glob("*.txt"):
         p.unlink()
-    outcomes = list(batch.run(profile="smoke", parameters={"VALUE": 5}, force=True, progress=True, jobs=2))
+    outcomes = list(runner.run(profile="smoke", parameters={"VALUE": 5}, force=True, progress=True, jobs=2))
     side = [(o.notebook, o.status) for o in outcomes]
     assert serial == ["ran"] * 3 and len(first) == 3
     # each start says its place, its last time (the serial run recorded one) and its log
@@ -112,9 +112,9 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
     write_notebook(notebook_dir / "02_broken.ipynb", "raise RuntimeError('boom')")
     write_notebook(notebook_dir / "13_report.ipynb", "open('report.txt', 'w').write('made')")
     runs_last(notebook_dir / "13_report.ipynb")
-    with pytest.raises(batch.NotebookFailed, match=r"02_broken.ipynb: FAILED .*RuntimeError: boom.*not run after a "
+    with pytest.raises(runner.NotebookFailed, match=r"02_broken.ipynb: FAILED .*RuntimeError: boom.*not run after a "
                                                    r"failure: 13_report.ipynb"):
-        list(batch.run(profile="smoke", force=True, progress=False, jobs=2))
+        list(runner.run(profile="smoke", force=True, progress=False, jobs=2))
     assert not (notebook_dir / "report.txt").exists()
     assert all((notebook_dir / f"{n}.txt").exists() for n in ("00_a", "01_b", "03_c"))  # the others finished
 
@@ -122,10 +122,10 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
 def test_a_time_limit_reaches_the_side_by_side_children():
     from reproq import cli
 
-    command = schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke", parameters={},
+    command = notebook_schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke", parameters={},
                                force=False, threads=1, executor={"executor": "local"}, limit=60.0)
     assert cli.build_parser().parse_args(command[4:]).time_limit == 60.0  # [python, -c, bootstrap, notebooks, run ...]
-    assert "--time-limit" not in schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke",
+    assert "--time-limit" not in notebook_schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke",
                                                   parameters={}, force=False, threads=1, executor={"executor": "local"})
 
 
@@ -178,14 +178,14 @@ def test_a_rerun_never_truncates_a_live_runs_log(notebook_dir):
     for name in ("00_a", "01_b"):
         write_notebook(notebook_dir / f"{name}.ipynb", "pass")
     live = notebook_dir / "00_a.ipynb"
-    lock, holder = batch.admission("smoke", live)
+    lock, holder = runner.admission("smoke", live)
     lock.parent.mkdir(parents=True)
     holder.write_text("4242")
-    log = schedule.log_path("smoke", live)
+    log = notebook_schedule.log_path("smoke", live)
     log.parent.mkdir(parents=True)
     log.write_text("the live run's lines\n")
-    with FileLock(lock), pytest.raises(batch.NotebookFailed, match=r"00_a.ipynb: .*already running \(pid 4242"):
-        list(batch.run(profile="smoke", progress=False, jobs=2))
+    with FileLock(lock), pytest.raises(runner.NotebookFailed, match=r"00_a.ipynb: .*already running \(pid 4242"):
+        list(runner.run(profile="smoke", progress=False, jobs=2))
     assert log.read_text().startswith("the live run's lines\n")
 
 
@@ -214,8 +214,8 @@ def test_a_killed_child_is_said_killed_with_its_signal_and_its_kernel_goes(noteb
 
     killer = threading.Thread(target=kill_the_child_of_00_a)
     killer.start()
-    with pytest.raises(batch.NotebookFailed, match=r"00_a.ipynb: killed by SIGKILL \(signal 9\) \(its log's last line: "):
-        list(batch.run(profile="smoke", progress=False, jobs=2))
+    with pytest.raises(runner.NotebookFailed, match=r"00_a.ipynb: killed by SIGKILL \(signal 9\) \(its log's last line: "):
+        list(runner.run(profile="smoke", progress=False, jobs=2))
     killer.join()
     assert kernels, "the child of 00_a never started its kernel"
     _, alive = psutil.wait_procs(kernels, timeout=5)
