@@ -1,7 +1,8 @@
 """The ``reproq`` command.
 
-    reproq data fetch [DATASET ...] [--force]   download and verify (all datasets by default); exit 1 unless
-                                                every requested file ends up verified
+    reproq data fetch [DATASET ...] [--force]   download and verify (all datasets by default); with datasets
+                                                named, exit 1 unless every file of them ends up verified; with
+                                                none, exit 0 and a line per dataset that needs a step by hand
     reproq data status [DATASET ...]            a table: dataset, file, verified / missing / corrupt
     reproq data verify [DATASET ...]            re-hash what is present; exit 1 if anything is corrupt or a
                                                 file of a dataset named here is missing
@@ -48,24 +49,31 @@ from reproq.data.registry import DATASETS, DESCRIPTIONS
 
 
 def _data_fetch(args) -> int:
-    """Exit 1 unless every requested file is here and verified (or, with no hash to check, put here by hand)."""
-    missing: dict[tuple[str, ...], list[str]] = {}  # the causes -> the files that share them
+    """Fetch every file it can. Named datasets: exit 1 unless every file of them ends up verified (a script that needs
+    them stops). No name: every dataset, exit 0 with one line per dataset that needs a step by hand (a file with no
+    pinned hash, one no source had), so that ``reproq data fetch && reproq run`` runs."""
+    missing: dict[str, list] = {}  # dataset -> its results that failed
     for dataset in args.datasets or DATASETS:
         for result in sources.fetch(dataset, force=args.force):
             if result.state == "failed":
-                missing.setdefault(result.causes, []).append(result.file.key)
+                missing.setdefault(dataset, []).append(result)
             else:
                 origin = "" if result.source == "already here" else f"  (from {result.source})"
                 print(f"  {result.state:<9} {result.file.key}{origin}")
-    for causes, keys in missing.items():
-        print(f"  missing   {', '.join(keys)}\n            because: {'; '.join(causes)}", file=sys.stderr)
+    for dataset, failed in missing.items():
+        causes = list(dict.fromkeys(cause for r in failed for cause in r.causes))
+        by_hand = [f"put your copy of {r.file.path} at {sources.local_path(r.file)}" for r in failed
+                   if r.file.blob_sha1 is None]
+        print(f"  missing   {dataset}: {', '.join(r.file.path for r in failed)} — because: {'; '.join(causes)}"
+              + "".join(f"; {step}" for step in by_hand), file=sys.stderr)
     if missing:
-        n = sum(len(keys) for keys in missing.values())
-        datasets = sorted({key.split("/")[0] for keys in missing.values() for key in keys})
-        print(f"{n} file(s) of {', '.join(datasets)} could not be fetched. The notebooks fall back to a synthetic "
-              "stand-in only for the AskUbuntu and Android corpora (and say so); a notebook that needs any other "
-              "missing file stops with this message.", file=sys.stderr)
-    return 1 if missing else 0
+        n = sum(len(failed) for failed in missing.values())
+        print(f"{n} file(s) of {', '.join(missing)} could not be fetched: one with no pinned hash is put in place by "
+              f"hand (the line says where); the others, `reproq data fetch {' '.join(missing)}` again or "
+              "REPROQ_DATA_MIRROR. The notebooks fall back to a synthetic stand-in only for the AskUbuntu and Android "
+              "corpora (and say so); a notebook that needs any other missing file stops with this message.",
+              file=sys.stderr)
+    return 1 if missing and args.datasets else 0
 
 
 def _data_status(args) -> int:

@@ -43,3 +43,15 @@ def test_every_file_the_readme_links_exists():
     assert len(linked) >= 20
     missing = [target for target in linked if not (paths.ROOT / target.split("#")[0]).exists()]
     assert not missing, f"the README links files that do not exist: {missing}"
+
+
+def test_the_licence_and_the_citation_are_there_and_agree_with_the_package():
+    import tomllib
+
+    import yaml
+
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    citation = yaml.safe_load((paths.ROOT / "CITATION.cff").read_text())
+    assert (paths.ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert citation["cff-version"] == "1.2.0" and citation["license"] == project["license"] == "MIT"
+    assert citation["version"] == project["version"] and citation["title"].startswith("reproq")
