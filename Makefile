@@ -43,4 +43,5 @@ labs: setup
 	$(BIN)/reproq labs
 
 lab: setup
-	THP_MEM_ALLOC_ENABLE=$${THP_MEM_ALLOC_ENABLE:-1} $(BIN)/jupyter lab notebooks/  # huge pages, as reproq run
+	@if [ "$$(id -u)" = 0 ]; then echo "make lab: running as root (a container?): JupyterLab is started with --allow-root"; fi
+	THP_MEM_ALLOC_ENABLE=$${THP_MEM_ALLOC_ENABLE:-1} $(BIN)/jupyter lab notebooks/ $$( [ "$$(id -u)" = 0 ] && echo --allow-root)  # huge pages, as reproq run

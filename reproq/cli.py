@@ -375,7 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
     labs_command.add_argument("--only", nargs="+", default=[], metavar="LAB", help="e.g. lab1_metrics")
     labs_command.add_argument("--autograde", nargs=2, metavar=("LAB", "NOTEBOOK"),
                               help="grade a student's notebook of LAB in a course released before")
-    labs_command.add_argument("--student", default="student", help="the student's id for --autograde")
+    labs_command.add_argument("--student", default=None,
+                              help="the student's id for --autograde (default: the notebook's file name, alice.ipynb: "
+                                   "alice)")
     labs_command.set_defaults(func=_labs)
     return parser
 

@@ -37,6 +37,9 @@ def test_fetch_from_the_mirror_then_verify(tmp_path, monkeypatch, capsys, real_d
 
 @pytest.mark.parametrize("argv, message", [
     (["data", "fetch", "nope"], "unknown dataset 'nope'"),
+    (["labs", "--only", "lab9"], "no lab 'lab9'; the labs are: lab1_metrics"),
+    (["labs", "--autograde", "lab1_metric", "alice.ipynb"], "no lab 'lab1_metric'"),
+    (["labs", "--autograde", "lab1_metrics", "no-such.ipynb"], "no-such.ipynb: no such notebook to grade"),
     (["run", "--only", "99"], "no notebook matches 99"),
     (["bench", "nope"], "unknown benchmark 'nope'"),
 ])

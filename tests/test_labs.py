@@ -80,9 +80,11 @@ def _wrong(lab: str) -> str:
 
 @pytest.mark.parametrize("lab", LABS)
 def test_a_wrong_implementation_fails_with_a_message_that_names_it(released, lab, tmp_path):
-    submission = tmp_path / f"{lab}.ipynb"
+    submission = tmp_path / "wrong.ipynb"
     submission.write_text(_wrong(lab))
-    grade = course.autograde(released[0], lab, submission, student="wrong")
+    grade = course.autograde(released[0], lab, submission)  # the student is the file's name: no phantom "student"
+    assert (released[0] / "autograded" / "wrong" / lab / f"{lab}.ipynb").is_file()
+    assert not (released[0] / "submitted" / "student").exists()
     check, words = WRONG[lab][3:]
     assert grade.score < grade.max_score
     assert check in grade.failures and words in grade.failures[check], grade.failures

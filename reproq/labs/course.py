@@ -68,6 +68,8 @@ def release(course: Path, only: list[str] | None = None) -> dict[str, Path]:
     """Copy the instructor's sources to ``course/source`` and write the student release to ``course/release``;
     returns each lab's released notebook."""
     course = Path(course)
+    for lab in only or ():
+        known(lab)
     write_config(course)
     api, released = _api(course), {}
     for lab in only or labs():
@@ -84,10 +86,22 @@ class Grade:
     failures: dict[str, str]  # grade_id of each failed check -> the message it printed (the last line)
 
 
-def autograde(course: Path, lab: str, submission: Path, *, student: str = "student") -> Grade:
-    """Grade ``submission`` (a notebook of ``lab``) as ``student``'s, in a course built by :func:`release`."""
+def known(lab: str) -> str:
+    """``lab``, or ValueError in one line naming the labs there are."""
+    if lab not in labs():
+        raise ValueError(f"no lab {lab!r}; the labs are: {', '.join(labs())}")
+    return lab
+
+
+def autograde(course: Path, lab: str, submission: Path, *, student: str | None = None) -> Grade:
+    """Grade ``submission`` (a notebook of ``lab``) as ``student``'s (default: the submission's file name,
+    ``alice.ipynb`` -> ``alice``), in a course built by :func:`release`."""
     from nbgrader.api import Gradebook
 
+    known(lab)
+    if not Path(submission).is_file():
+        raise ValueError(f"{submission}: no such notebook to grade")
+    student = student or Path(submission).stem
     course = Path(course)
     target = course / "submitted" / student / lab / f"{lab}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
