@@ -27,6 +27,7 @@ from reproq.models import FAMILY_MODULES
 from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
 from reproq.models.question import RankingBatch
 from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
+from reproq.question_retrieval.inputs import STAND_IN
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import LogisticRankingObjective
@@ -182,7 +183,7 @@ def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *,
                             prefix="sample_")]
 
     key = checkpoint.key({"data": collection.provenance, "split": [len(split.train), [q.id for q in split.valid]]},
-                         config, seed, code=checkpoint.Code((__name__,), FAMILY_MODULES))  # no encoder family
+                         config, seed, code=checkpoint.Code((__name__, STAND_IN), FAMILY_MODULES))
     fitted = routine.train(
         lambda device: build_model(collection, config), LogisticRankingObjective(gamma=config.gamma),
         lambda epoch: training_batches(collection, negatives, config, epoch=epoch, seed=seed), seed=seed,

@@ -170,10 +170,16 @@ def checkpoint_key(data: RetrievalInputs, config: TrainConfig, seed: int) -> str
     return checkpoint.key({"data": data.provenance, "vocab": len(data.vocab)}, config, seed, code=run_code(config))
 
 
+# what makes the AskUbuntu and Android stand-ins (reproq.synthetic): their provenance names the generator's seed and
+# settings, not its code, so a run on them is bound to that code too
+STAND_IN = "reproq.corpora"
+
+
 def run_code(config: TrainConfig, routine: str = "reproq.question_retrieval.run") -> checkpoint.Code:
     """The code a run of ``config`` depends on: its training ``routine`` (fine-tuning, pre-training, an adaptation)
-    with what it imports, and the module of ``config``'s encoder family, not the other families'."""
-    return checkpoint.Code((routine, encoder_module(config.encoder)), FAMILY_MODULES)
+    with what it imports, the stand-in's generator (:data:`STAND_IN`), and the module of ``config``'s encoder
+    family, not the other families'."""
+    return checkpoint.Code((routine, STAND_IN, encoder_module(config.encoder)), FAMILY_MODULES)
 
 
 def cut_target(data: RetrievalInputs, config: TrainConfig) -> EncodedCorpus:

@@ -39,8 +39,8 @@ keys |= {f"adaptation {name}": retrieval.run_code(retrieval.TrainConfig(encoder=
                                                   "reproq.question_retrieval.adaptation").digest() for name in ENCODERS}
 keys |= {f"answers {method}": answers.checkpoint_key(
     trecqa, answers.TrainConfig(ranker=RankerConfig(method=method)), 1) for method in METHODS}
-keys["full collection BOW-CNN"] = checkpoint.Code(("reproq.question_retrieval.full_collection_training",),
-                                                  FAMILY_MODULES).digest()
+keys["full collection BOW-CNN"] = checkpoint.Code(("reproq.question_retrieval.full_collection_training",
+                                                   retrieval.STAND_IN), FAMILY_MODULES).digest()
 print(json.dumps(keys))
 """
 
@@ -101,6 +101,13 @@ def test_an_edit_of_the_ctrn_retrains_only_the_ctrn_runs(package_copy):
 def test_an_edit_of_the_rcnn_kernel_retrains_the_rcnn_runs(package_copy):
     assert moved_after_editing(package_copy, "models/rcnn_kernel.cpp") == {
         "retrieval rcnn", "pretraining rcnn", "adaptation rcnn", "answers RCNN"}
+
+
+def test_an_edit_of_the_stand_ins_generator_retrains_every_run_on_askubuntu_and_no_answer_ranker(package_copy):
+    """The stand-in's provenance names its seed and settings, not the generator's code: the key must."""
+    everything = set(package_copy[1])
+    assert moved_after_editing(package_copy, "synthetic/text.py") == {r for r in everything
+                                                                      if not r.startswith("answers")}
 
 
 def test_an_edit_of_what_every_run_shares_retrains_every_run(package_copy):
