@@ -68,17 +68,21 @@ def declared(notebook: Path) -> Declared:
     return Declared(next(iter(folders), None), runs)
 
 
-def in_order() -> list[Path]:
-    """The numbered notebooks (``notebooks/NN_*.ipynb``) in order, those that run last (the report) after the rest,
-    whatever their numbers."""
+def _numbered() -> tuple[list[Path], list[Path]]:
+    """The numbered notebooks (``notebooks/NN_*.ipynb``) by number, and those of them that run last."""
     numbered = sorted(paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
-    last = [nb for nb in numbered if declared(nb).runs == LAST]
+    return numbered, [nb for nb in numbered if declared(nb).runs == LAST]
+
+
+def in_order() -> list[Path]:
+    """The numbered notebooks in order, those that run last (the report) after the rest, whatever their numbers."""
+    numbered, last = _numbered()
     return [nb for nb in numbered if nb not in last] + last
 
 
 def report_notebook() -> Path:
     """The notebook that runs last, the report: its results folder holds the papers' pages."""
-    last = [nb for nb in in_order() if declared(nb).runs == LAST]
+    _, last = _numbered()
     if len(last) != 1:
         raise ValueError(f"{len(last)} notebooks in {paths.NOTEBOOKS_DIR} say they run last ({', '.join(nb.name for nb in last)}); "
                          'the report is one: its metadata says "reproq": {"runs": "last"}')

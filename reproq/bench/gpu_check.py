@@ -6,7 +6,7 @@ trains each for :data:`STEPS` SGD steps on one fixed random batch, once on the C
 weights (SGD: an update proportional to its gradient, so rounding stays rounding; Adam's would turn a sign of a
 near-zero gradient into a step of the learning rate). The loss of every step and the final weights must agree within
 :data:`TOLERANCE`, with TF32 off (float32 sums are ordered differently on the two devices: equal up to rounding,
-never bitwise); the largest loss difference with torch's own TF32 defaults is recorded beside it. Then a training
+never bitwise); the largest loss difference with TF32 allowed is recorded beside it. Then a training
 step of each at one cpu-profile batch (:data:`BATCH`) is timed on both devices, medians of :data:`REPEATS`
 interleaved rounds (:func:`reproq.bench.interleaved`). Everything goes to ``results/machines/gpu_check.json`` with
 the GPU's name and torch's and CUDA's versions. Without a GPU it says so in one line and writes nothing.
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import statistics
 import sys
-from dataclasses import fields, replace
+from dataclasses import fields
 from pathlib import Path
 
 import torch
@@ -27,7 +28,7 @@ from torch import nn
 from reproq import paths
 from reproq.atomic import write_json
 from reproq.bench import interleaved
-from reproq.models import ENCODERS, encoder_config
+from reproq.models import ENCODERS, build_encoder, encoder_config
 from reproq.models.ctrn import CTRN
 from reproq.models.qrnn import QRNNConfig
 
@@ -46,11 +47,10 @@ class _Pooled(nn.Module):
         super().__init__()
         if name == "ctrn":
             self.encoder = CTRN(QRNNConfig(input_dim=input_dim, hidden_dim=hidden_dim, width=2))
-        else:
-            config = encoder_config(name)
+        else:  # the sizes its config has (the CBOW's states are input-sized)
             wanted = {"input_dim": input_dim, "hidden_dim": hidden_dim}
-            self.encoder = ENCODERS[name][1](replace(config, **{f.name: wanted[f.name] for f in fields(config)
-                                                               if f.name in wanted}))
+            self.encoder = build_encoder(name, **{f.name: wanted[f.name] for f in fields(encoder_config(name))
+                                                  if f.name in wanted})
         self.name = name
 
     def forward(self, x, mask):
@@ -78,14 +78,18 @@ def trained(name: str, device: str, sizes: dict = SMALL, steps: int = STEPS, see
     x, mask = _batch(sizes, seed)
     target = torch.randn(model(x, mask).shape, generator=torch.Generator().manual_seed(seed + 1))
     model, x, mask, target = model.to(device), x.to(device), mask.to(device), target.to(device)
-    optimizer, losses = torch.optim.SGD(model.parameters(), lr=0.1), []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = (model(x, mask) - target).square().mean()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = [_step(model, x, mask, target, optimizer).item() for _ in range(steps)]
     return losses, [p.detach().cpu() for p in model.parameters()]
+
+
+def _step(model: nn.Module, x: torch.Tensor, mask: torch.Tensor, target, optimizer) -> torch.Tensor:
+    """One SGD step of ``model`` towards ``target`` (a tensor, or 0); its loss."""
+    optimizer.zero_grad()
+    loss = (model(x, mask) - target).square().mean()
+    loss.backward()
+    optimizer.step()
+    return loss
 
 
 @contextlib.contextmanager
@@ -104,15 +108,19 @@ def agreement(name: str, device: str, reference: str = "cpu") -> dict:
     with _tf32(False):
         ref_losses, ref_weights = trained(name, reference)
         losses, weights = trained(name, device)
-    with _tf32(True):  # torch's defaults on a GPU that has TF32: cuDNN convolutions use it
+    with _tf32(True):  # TF32 allowed (cuDNN's convolutions use it by default on a GPU that has it)
         tf32_losses, _ = trained(name, device)
     within = (torch.allclose(torch.tensor(losses), torch.tensor(ref_losses), **TOLERANCE)
               and all(torch.allclose(w, r, **TOLERANCE) for w, r in zip(weights, ref_weights)))
     return {"model": name, "losses_" + reference: ref_losses, "losses_" + device: losses,
-            "max_loss_rel_diff": max(abs(a - b) / abs(b) for a, b in zip(losses, ref_losses)),
+            "max_loss_rel_diff": _largest_relative(losses, ref_losses),
             "max_weight_abs_diff": max((w - r).abs().max().item() for w, r in zip(weights, ref_weights)),
-            "max_loss_rel_diff_tf32_default": max(abs(a - b) / abs(b) for a, b in zip(tf32_losses, ref_losses)),
+            "max_loss_rel_diff_tf32_default": _largest_relative(tf32_losses, ref_losses),
             "within_tolerance": within}
+
+
+def _largest_relative(values: list[float], reference: list[float]) -> float:
+    return max(abs(a - b) / abs(b) for a, b in zip(values, reference))
 
 
 def step_seconds(device: str, sizes: dict, repeats: int) -> dict[str, float]:
@@ -122,14 +130,7 @@ def step_seconds(device: str, sizes: dict, repeats: int) -> dict[str, float]:
         torch.manual_seed(0)
         model = _Pooled(name, sizes["input_dim"], sizes["hidden_dim"]).to(device)
         x, mask = (t.to(device) for t in _batch(sizes))
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-
-        def step(model=model, x=x, mask=mask, optimizer=optimizer):
-            optimizer.zero_grad()
-            model(x, mask).square().mean().backward()
-            optimizer.step()
-
-        steps[name] = step
+        steps[name] = functools.partial(_step, model, x, mask, 0, torch.optim.SGD(model.parameters(), lr=0.1))
     times = interleaved(steps, repeats, torch.device(device))
     return {name: statistics.median(t) for name, t in times.items()}
 

@@ -68,7 +68,12 @@ def _printed_numbers(files: tuple[Path, ...]) -> pd.DataFrame:
 def percent_papers() -> frozenset[str]:
     """The papers that print ratio metrics (MAP, MRR, P@k, AUC) as percentages: those with a printed one above 1
     (Lei et al.'s MAP 56.0; Tay et al. print 0.838), read from the numbers, so that a new paper needs no list."""
-    ratios = printed_numbers()
+    return _percent_papers(numbers_files())
+
+
+@functools.cache  # asked for every number the report prints
+def _percent_papers(files: tuple[Path, ...]) -> frozenset[str]:
+    ratios = _printed_numbers(files)
     ratios = ratios[ratios["metric"].str.match(RATIO_METRIC)]
     return frozenset(ratios.loc[ratios["value"].map(paper_value) > 1, "paper"])
 
