@@ -1,6 +1,6 @@
 """Smolyakov & Srikant 2017's Figures 8–15 and the λ sweep, from the adaptation runs and scores of notebook 09: ROC
 curves are scikit-learn's (``RocCurveDisplay``), the region FPR ≤ 0.05 that AUC(0.05) measures shaded; the AUCs
-in their labels are :func:`reproq.papers.smolyakov2017.auc_values`.
+in their labels are :func:`reproq.question_retrieval.adaptation.auc_values`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from reproq.papers.smolyakov2017 import auc_values
+from reproq.question_retrieval.adaptation import auc_values
 from reproq.train.grid import RunResult
 
 

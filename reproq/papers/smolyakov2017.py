@@ -26,6 +26,7 @@ from reproq.papers import lei2016
 from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU, QuestionRetrieval
 from reproq.papers.paper import DATA, GIVEN, SIZE, Claim, Finding, Paper
 from reproq.profiles import scaled
+from reproq.question_retrieval.adaptation import auc_values
 from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import TrainConfig
 from reproq.results import Provenance, Record, paired_difference, paper_numbers, summarize
@@ -176,12 +177,6 @@ TFIDF_SOURCE = "fitted on AskUbuntu"
 TFIDF_IN_DOMAIN = PAPER.beside[0]  # fitted on Android itself: shown beside the paper, no verdict
 
 
-def auc_values(labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
-    """The meter's AUC and AUC(0.05), and scikit-learn's McClish-standardised AUC(0.05)."""
-    return {"AUC": metrics.auc_score(labels, scores), "AUC(0.05)": metrics.auc_score(labels, scores, max_fpr=0.05),
-            "AUC(0.05), McClish": metrics.auc_score(labels, scores, max_fpr=0.05, variant="mcclish")}
-
-
 def table7_records(runs: Sequence[RunResult], provenance: Provenance, *, method: str, variant: str = "") -> list[Record]:
     """One record per run, Android split and AUC: dev (which chose the epoch) and test."""
     return [record for r in runs for split in ("dev", "test")
@@ -239,11 +234,11 @@ def ranking_table(methods: Mapping[str, tuple[Sequence, Sequence[np.ndarray]]]) 
     return pd.DataFrame(rows)
 
 
-def lambda_sweep(runs: Mapping[tuple[str, float], Sequence[tuple[object, RunResult]]], names: Mapping[str, str]
+def lambda_sweep(runs: Mapping[tuple[str, float], Sequence[RunResult]], names: Mapping[str, str]
                  ) -> tuple[pd.DataFrame, dict[str, float]]:
     """Smolyakov & Srikant's choice of λ ("by sweeping between 1e-3 to 1e-7"), on Android dev only.
 
-    ``runs``: (encoder, λ) -> that configuration's ``(model, run)`` per seed, λ = 0 being direct transfer; ``names``:
+    ``runs``: (encoder, λ) -> that configuration's run per seed, λ = 0 being direct transfer; ``names``:
     encoder -> its name in the tables. Returns the mean over seeds, per encoder, λ and Android split, of the AUCs at
     each run's kept epoch and of the domain classifier's accuracy there (0.5: the encodings no longer tell the domains
     apart), with ``chosen on dev``; and per encoder the λ > 0 of the best mean dev AUC(0.05) (the first on ties, in
@@ -251,7 +246,7 @@ def lambda_sweep(runs: Mapping[tuple[str, float], Sequence[tuple[object, RunResu
     sweep = pd.DataFrame([{"encoder": names[name], "lambda": lam, "split": split, "seed": r.seed,
                            **r.scores[f"target_{split}"], "best epoch": r.best_epoch,
                            "domain accuracy at that epoch": r.history[r.best_epoch]["domain_accuracy"]}
-                          for (name, lam), group in runs.items() for _, r in group for split in ("dev", "test")])
+                          for (name, lam), group in runs.items() for r in group for split in ("dev", "test")])
     mean = sweep.groupby(["encoder", "lambda", "split"], sort=False).mean(numeric_only=True).reset_index()
     dev_auc = mean[mean["split"] == "dev"].set_index(["encoder", "lambda"])["AUC(0.05)"]
     chosen = {}

@@ -3,8 +3,8 @@
 An encoder trained on AskUbuntu's labelled pairs is applied to Android (*direct transfer*), or trained with a domain
 classifier behind a gradient reversal layer on encodings of AskUbuntu and of unlabelled Android questions
 (*adversarial*, :mod:`reproq.models.adversarial`). Android's dev pairs choose the epoch (and λ, in a sweep); its test
-pairs report, as the pooled ROC AUC and AUC(0.05) of the course meter (:func:`~reproq.question_retrieval.evaluate.
-pooled_auc`), scikit-learn's McClish value beside it.
+pairs report, as the pooled ROC AUC and AUC(0.05) of the course meter (:func:`auc_values` of the pairs
+:func:`~reproq.question_retrieval.evaluate.pooled` pools), scikit-learn's McClish value beside it.
 
 - the Android corpus as ids on the source's vocabulary, and its dev/test pairs: :func:`reproq.question_retrieval.inputs.
   prepare` with ``target=``, which builds the vocabulary over both corpora; :func:`with_target_sample` a cheaper dev;
@@ -13,7 +13,8 @@ pooled_auc`), scikit-learn's McClish value beside it.
 - :func:`adapt` (:func:`adapt_one`: its result alone): one configuration, one seed, one λ (0: direct transfer),
   through the study's training routine like every run; each epoch records the source dev MRR, the Android dev
   AUCs, the domain classifier's loss and accuracy on a fixed sample of both domains, and the mean gradient norm of
-  each of its layers (Figures 12–14);
+  each of its layers (Figures 12–14); it returns an :class:`Adapted`: the encoder, its result and its scores of
+  every Android test pair, which the ROC curves and the per-query table read (the test texts are encoded once);
 - :func:`siamese` (:func:`siamese_one`): Experiment 3's Siamese BiLSTM with dense layers and dropout, contrastive
   loss, the same routine.
 """
@@ -24,23 +25,24 @@ import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
+from reproq import metrics
 from reproq.data.askubuntu import EvalQuery
 from reproq.models.adversarial import AdversarialBatch, AdversarialRanker, DomainClassifier, DomainClassifierConfig
 from reproq.models.siamese import SiameseConfig, SiameseEncoder, SiameseRanker
 from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores
-from reproq.question_retrieval.evaluate import pooled, pooled_auc, retrieval_scores
+from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import (RetrievalInputs, TrainConfig, build_model, checkpoint_key, cut_corpus,
                                               cut_target, run_code, source_batches)
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import ContrastiveObjective, DomainAdversarialObjective
 from reproq.train.grid import RunResult
-from reproq.train.runtime import resolve_device
 
 AUCS = {"AUC": (1.0, "meter"), "AUC(0.05)": (0.05, "meter"), "AUC(0.05), McClish": (0.05, "mcclish")}
 
@@ -59,20 +61,10 @@ def with_target_sample(data: RetrievalInputs, *, dev: int | None, test: int | No
                                         test=sample(data.target.test, test)))
 
 
-def target_scores(encoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device,
-                  distance: bool = False) -> dict[str, float]:
-    """The pooled AUC variants of :data:`AUCS` of an encoder's cosine scores (``distance``: minus the Euclidean
-    distances) on the target pairs ``queries``."""
-    scores = candidate_scores(encoder, corpus, queries, device=device, distance=distance)
-    return {name: pooled_auc(queries, scores, max_fpr=fpr, variant=variant) for name, (fpr, variant) in AUCS.items()}
-
-
-def target_pairs(encoder, data: RetrievalInputs, config: TrainConfig, queries: Sequence[EvalQuery], *, device,
-                 distance: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(labels, scores)`` of every (query, candidate) pair of the target ``queries``, pooled: what a ROC curve of a
-    trained ``encoder`` (of ``config``, on ``data``) is drawn from."""
-    return pooled(queries, candidate_scores(encoder, cut_target(data, config), queries,
-                                            device=resolve_device(device), distance=distance))
+def auc_values(labels: np.ndarray, scores: np.ndarray) -> dict[str, float]:
+    """The AUC variants of :data:`AUCS` of pooled ``labels`` and ``scores``: the course meter's AUC and AUC(0.05), and
+    scikit-learn's McClish-standardised AUC(0.05)."""
+    return {name: metrics.auc_score(labels, scores, max_fpr=fpr, variant=variant) for name, (fpr, variant) in AUCS.items()}
 
 
 def adversarial_batches(source_batches: Iterator, target: EncodedCorpus, *, epoch: int, seed: int
@@ -102,26 +94,40 @@ def _domain_probe(model: AdversarialRanker, source: EncodedCorpus, target: Encod
             "accuracy": float(((logits > 0).float() == domain).float().mean())}
 
 
+class Adapted(NamedTuple):
+    """A trained adaptation run: its ``encoder`` at the kept epoch (eval mode), its ``result``, and its ``test_scores``,
+    one array per Android test query aligned with its candidates (what ``result``'s target test AUCs are computed
+    from)."""
+
+    encoder: torch.nn.Module
+    result: RunResult
+    test_scores: list[np.ndarray]
+
+    def test_pairs(self, queries: Sequence[EvalQuery]) -> tuple[np.ndarray, np.ndarray]:
+        """``(labels, scores)`` of every test pair, pooled (``queries``: the run's test queries): what a ROC curve
+        is drawn from."""
+        return pooled(queries, self.test_scores)
+
+
 def adapt_one(data: RetrievalInputs, config: TrainConfig, seed: int, **options) -> RunResult:
     """:func:`adapt`'s result alone."""
-    return adapt(data, config, seed, **options)[1]
+    return adapt(data, config, seed, **options).result
 
 
 def siamese_one(data: RetrievalInputs, config: TrainConfig, seed: int, **options) -> RunResult:
     """:func:`siamese`'s result alone."""
-    return siamese(data, config, seed, **options)[1]
+    return siamese(data, config, seed, **options).result
 
 
 def adapt(data: RetrievalInputs, config: TrainConfig, seed: int, *, lam: float, classifier: DomainClassifierConfig = DomainClassifierConfig(),
-          device: str = "auto", checkpoint_root: Path | None = None, progress: bool = True
-          ) -> tuple[torch.nn.Module, RunResult]:
+          device: str = "auto", checkpoint_root: Path | None = None, progress: bool = True) -> Adapted:
     """Train ``config`` on the source labels of ``data`` (:func:`~reproq.question_retrieval.inputs.prepare` with a
     ``target``)
     with one seed and λ = ``lam``: 0 is direct transfer — the domain classifier still learns to tell the domains
     apart from the encodings, but the reversal passes nothing back, so it only *measures* how far apart they are —
     and λ > 0 is adversarial training. The epoch of the best target dev AUC(0.05) is kept; its scores (source dev
-    MRR, target dev and test AUCs) are returned with the encoder at that epoch (eval mode). A run under
-    ``checkpoint_root`` resumes."""
+    MRR, target dev and test AUCs) are returned with the encoder at that epoch (eval mode) and its test scores. A run
+    under ``checkpoint_root`` resumes."""
     if lam < 0:
         raise ValueError(f"λ must be >= 0 (0: direct transfer), got {lam}")
 
@@ -139,7 +145,7 @@ def adapt(data: RetrievalInputs, config: TrainConfig, seed: int, *, lam: float, 
 
 
 def siamese(data: RetrievalInputs, config: TrainConfig, seed: int, *, network: SiameseConfig = SiameseConfig(), device: str = "auto",
-            checkpoint_root: Path | None = None, progress: bool = True) -> tuple[torch.nn.Module, RunResult]:
+            checkpoint_root: Path | None = None, progress: bool = True) -> Adapted:
     """Smolyakov & Srikant Experiment 3's Siamese network: ``config``'s encoder (their BiLSTM, mean pooling, no
     normalisation) under dense layers with dropout, the contrastive loss on AskUbuntu's pairs, candidates ranked by
     minus the distance; the epoch of the best target dev AUC(0.05) is kept, as in :func:`adapt`."""
@@ -150,7 +156,7 @@ def siamese(data: RetrievalInputs, config: TrainConfig, seed: int, *, network: S
 
 def _adapted(data: RetrievalInputs, config: TrainConfig, seed: int, build, objective, *, label: str, key: dict,
              target_batches: bool = False, extra_callbacks=None, distance: bool = False, device: str,
-             checkpoint_root: Path | None, progress: bool) -> tuple[torch.nn.Module, RunResult]:
+             checkpoint_root: Path | None, progress: bool) -> Adapted:
     """The run every adaptation method shares, through the study's training routine
     (:func:`reproq.train.routine.train`): ``build(question_encoder)`` is the model ``objective`` trains on the source
     batches (with target questions when ``target_batches``); the target dev AUC(0.05) keeps the epoch."""
@@ -159,7 +165,8 @@ def _adapted(data: RetrievalInputs, config: TrainConfig, seed: int, build, objec
     corpus, target, target_corpus = cut_corpus(data, config), data.target, cut_target(data, config)
 
     def on_target(encoder, queries, device) -> dict[str, float]:
-        return target_scores(encoder, target_corpus, queries, device=device, distance=distance)
+        return auc_values(*pooled(queries, candidate_scores(encoder, target_corpus, queries, device=device,
+                                                            distance=distance)))
 
     def evaluations(model, device: torch.device):
         encoder = model.question_encoder
@@ -184,7 +191,8 @@ def _adapted(data: RetrievalInputs, config: TrainConfig, seed: int, build, objec
         checkpoint_root=checkpoint_root, desc=f"{config.encoder} {label} seed {seed}", progress=progress)
     encoder = fitted.model.question_encoder
     best = fitted.state.history[fitted.state.best["epoch"]]
+    test_scores = candidate_scores(encoder, target_corpus, target.test, device=fitted.device, distance=distance)
     scores = {"dev": {"MRR": best["dev_MRR"]},
               "target_dev": {k[len("target_dev_"):]: v for k, v in best.items() if k.startswith("target_dev_")},
-              "target_test": on_target(encoder, target.test, fitted.device)}
-    return encoder, fitted.result(config, seed, scores, counted=encoder)
+              "target_test": auc_values(*pooled(target.test, test_scores))}
+    return Adapted(encoder, fitted.result(config, seed, scores, counted=encoder), test_scores)

@@ -1,6 +1,6 @@
 """Scores of question retrieval, as the papers compute them: one score array per query, aligned with its
-candidates, to Lei et al.'s MAP / MRR / P@k (:func:`retrieval_scores`) or to the pooled AUC that the 6.864
-projects report on Android (:func:`pooled_auc`); a trained encoder's scores (:func:`evaluate`); and the
+candidates, to Lei et al.'s MAP / MRR / P@k (:func:`retrieval_scores`) or pooled over all (query, candidate) pairs
+as the 6.864 projects pool them for their AUC on Android (:func:`pooled`); a trained encoder's scores (:func:`evaluate`); and the
 TF-IDF search of Lei et al. §6 with its configuration chosen on dev (:func:`tfidf_grid`, :func:`select_on_dev`).
 """
 
@@ -34,12 +34,6 @@ def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[Ev
 def pooled(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """``(labels, scores)`` of every (query, candidate) pair, pooled as the 6.864 projects pool them."""
     return np.concatenate([q.labels for q in queries]), np.concatenate(scores)
-
-
-def pooled_auc(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray], *, max_fpr: float = 1.0,
-               variant: str = "meter") -> float:
-    """ROC AUC over all (query, candidate) pairs pooled, as the 6.864 projects report it on Android."""
-    return metrics.auc_score(*pooled(queries, scores), max_fpr=max_fpr, variant=variant)
 
 
 def tfidf_grid(data: QuestionRetrievalData, *, ngrams: Sequence[int] = (1, 2, 3),

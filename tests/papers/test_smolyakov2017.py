@@ -49,11 +49,11 @@ def test_lambda_is_chosen_on_android_dev_and_test_is_only_read():
         return RunResult(None, seed, history, 1, 1, {"target_dev": {"AUC(0.05)": dev, "AUC": 0.9},
                                                      "target_test": {"AUC(0.05)": test, "AUC": 0.8}}, 0, 0.0)
 
-    runs = {("cnn", 0.0): [(None, result(1, 0.30, 0.30)), (None, result(2, 0.32, 0.32))],
-            ("cnn", 0.1): [(None, result(1, 0.40, 0.10)), (None, result(2, 0.42, 0.12))],  # best on dev, worst on test
-            ("cnn", 1e-3): [(None, result(1, 0.35, 0.90)), (None, result(2, 0.35, 0.90))],
-            ("lstm", 0.0): [(None, result(1, 0.2, 0.2))], ("lstm", 0.1): [(None, result(1, 0.25, 0.25))],
-            ("lstm", 1e-3): [(None, result(1, 0.25, 0.99))]}  # a tie on dev: the first λ of the sweep
+    runs = {("cnn", 0.0): [result(1, 0.30, 0.30), result(2, 0.32, 0.32)],
+            ("cnn", 0.1): [result(1, 0.40, 0.10), result(2, 0.42, 0.12)],  # best on dev, worst on test
+            ("cnn", 1e-3): [result(1, 0.35, 0.90), result(2, 0.35, 0.90)],
+            ("lstm", 0.0): [result(1, 0.2, 0.2)], ("lstm", 0.1): [result(1, 0.25, 0.25)],
+            ("lstm", 1e-3): [result(1, 0.25, 0.99)]}  # a tie on dev: the first λ of the sweep
     mean, chosen = smolyakov2017.lambda_sweep(runs, {"cnn": "CNN", "lstm": "LSTM"})
     assert chosen == {"cnn": 0.1, "lstm": 0.1}
     cnn_dev = mean[(mean.encoder == "CNN") & (mean.split == "dev")].set_index("lambda")

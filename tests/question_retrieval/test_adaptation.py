@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 import torch
 
@@ -57,6 +58,20 @@ def test_a_run_keeps_the_best_target_dev_epoch_and_records_the_probe(data, lam):
     assert set(result.scores["target_test"]) == {"AUC", "AUC(0.05)", "AUC(0.05), McClish"}
     assert all(0 <= h["domain_accuracy"] <= 1 for h in history)
     assert {f"grad_norm_layer{i}" for i in range(1, 5)} <= set(history[1])
+
+
+def test_a_runs_test_scores_are_its_encoders_and_its_test_aucs_are_theirs(data):
+    """The Android test scores a run returns (which the ROC curves read instead of encoding the test texts again) are
+    its kept encoder's scores, and its recorded test AUCs are computed from them."""
+    from reproq.question_retrieval.batches import candidate_scores
+    from reproq.question_retrieval.evaluate import pooled
+
+    run = ad.adapt(data, config(), seed=1, lam=1e-2, device="cpu", progress=False)
+    again = candidate_scores(run.encoder, inputs.cut_target(data, config()), data.target.test, device="cpu")
+    assert len(run.test_scores) == len(data.target.test)
+    assert all(np.array_equal(a, b) for a, b in zip(run.test_scores, again))
+    assert run.result.scores["target_test"] == ad.auc_values(*run.test_pairs(data.target.test))
+    assert run.test_pairs(data.target.test)[0].tolist() == pooled(data.target.test, again)[0].tolist()
 
 
 def test_the_encoder_gets_the_ranking_gradient_minus_lambda_times_the_domain_gradient(data):
