@@ -14,10 +14,80 @@ sizes, ``answer_selection.inputs.TrainConfig`` Tay et al.'s epochs); a profile o
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from reproq.synthetic import SyntheticConfig
+
+
+class Overrides(dict):
+    """The fields of a config class that a profile changes, checked against the class where the profile is written: a
+    name the class does not have, or a value its annotation does not admit, is a TypeError when the paper's module is
+    imported, not a surprise when a run starts. It reads as the dict of those fields (``replace(config, **overrides)``)
+    and cannot be changed.
+
+    >>> from reproq.question_retrieval.inputs import TrainConfig
+    >>> Overrides(TrainConfig, epochs=4, max_train_queries=240)
+    Overrides(TrainConfig, epochs=4, max_train_queries=240)
+    >>> Overrides(TrainConfig, epoch=4)
+    Traceback (most recent call last):
+    TypeError: TrainConfig has no field 'epoch' (a profile's override names one of its fields: ...)
+    >>> Overrides(TrainConfig, epochs="4")
+    Traceback (most recent call last):
+    TypeError: TrainConfig.epochs is int, the profile's override '4' is str
+    """
+
+    def __init__(self, of: type, /, **values):
+        hints = typing.get_type_hints(of)
+        names = [f.name for f in fields(of)]
+        for name, value in values.items():
+            if name not in names:
+                raise TypeError(f"{of.__name__} has no field {name!r} (a profile's override names one of its fields: "
+                                f"{', '.join(names)})")
+            if not _admits(hints[name], value):
+                raise TypeError(f"{of.__name__}.{name} is {_spelled(hints[name])}, the profile's override {value!r} is "
+                                f"{type(value).__name__}")
+        super().__init__(values)
+        self.of = of
+
+    def __repr__(self) -> str:
+        return f"Overrides({self.of.__name__}{''.join(f', {k}={v!r}' for k, v in self.items())})"
+
+    def __hash__(self) -> int:  # read-only, so a profile section can hold it as a default
+        return hash((self.of, tuple(sorted(self.items()))))
+
+    def __reduce__(self):
+        return _overrides, (self.of, dict(self))
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("a profile's overrides cannot be changed: write another profile")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _read_only
+
+
+def _overrides(of: type, values: dict) -> Overrides:
+    return Overrides(of, **values)
+
+
+def _admits(annotation, value) -> bool:
+    """Whether ``value`` is of the type ``annotation`` names (an int where a float is asked is one; a bool is no int);
+    a generic type is checked by its container alone (``tuple[int, ...]``: a tuple)."""
+    if annotation is typing.Any:
+        return True
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return any(_admits(a, value) for a in typing.get_args(annotation))
+    if annotation in (int, float) and isinstance(value, bool):
+        return False
+    if annotation is float:
+        return isinstance(value, (int, float))
+    container = typing.get_origin(annotation) or annotation
+    return not isinstance(container, type) or isinstance(value, container)
+
+
+def _spelled(annotation) -> str:
+    return annotation.__name__ if isinstance(annotation, type) else str(annotation)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,7 +111,7 @@ class Profile:
     fills them)."""
 
     name: str
-    synthetic: dict  # SyntheticConfig overrides: the stand-in's size when a corpus is missing
+    synthetic: Overrides  # SyntheticConfig's settings changed: the stand-in's size when a corpus is missing
     lexical: Lexical
     bench: Benchmarks
     sections: Mapping[str, object] = field(default_factory=dict)  # section name -> a paper's settings at this profile
@@ -68,7 +138,7 @@ _FULL_COLLECTION = dict(documents=167_765, mean_length=50, vocabulary=100_000, q
 
 PROFILES = {
     "smoke": Profile(
-        name="smoke", synthetic={}, lexical=Lexical(tfidf_ngrams=(1, 2)),
+        name="smoke", synthetic=Overrides(SyntheticConfig), lexical=Lexical(tfidf_ngrams=(1, 2)),
         bench=Benchmarks(encoders=dict(questions=8, title_len=5, body_len=12, repeats=1),
                          pretraining=dict(pairs=4, title_len=3, body_len=6, repeats=1, vocabulary=500),
                          answer_ranking=dict(projection_dim=16, hidden_dim=16, mlp_dim=16, batch_size=32, warmup=1,
@@ -77,8 +147,8 @@ PROFILES = {
                                               block=16, conv_units=16, repeats=1),
                          threads=dict(batch=8, length=6, hidden=8, steps=2))),
     "cpu": Profile(
-        name="cpu", synthetic=dict(n_questions=20_000, n_intents=4_000, n_train_queries=4_000, n_dev_queries=200,
-                                   n_test_queries=200, n_heldout=1_000),
+        name="cpu", synthetic=Overrides(SyntheticConfig, n_questions=20_000, n_intents=4_000, n_train_queries=4_000,
+                                        n_dev_queries=200, n_test_queries=200, n_heldout=1_000),
         lexical=Lexical(),
         # the encoder benchmark's batch is a realistic training batch: 40 query groups x 22 questions
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
@@ -89,8 +159,8 @@ PROFILES = {
                          # about one cpu-profile batch: 40 query groups of ~22 questions' titles and 50-word bodies
                          threads=dict(batch=880, length=50, hidden=60, steps=20))),
     "paper": Profile(
-        name="paper", synthetic=dict(n_questions=60_000, n_intents=12_000, n_train_queries=12_000, n_dev_queries=200,
-                                     n_test_queries=200, n_heldout=2_000),
+        name="paper", synthetic=Overrides(SyntheticConfig, n_questions=60_000, n_intents=12_000, n_train_queries=12_000,
+                                          n_dev_queries=200, n_test_queries=200, n_heldout=2_000),
         lexical=Lexical(),
         bench=Benchmarks(encoders=dict(questions=880, title_len=10, body_len=100, repeats=5),
                          pretraining=dict(pairs=256, title_len=10, body_len=100, repeats=5),  # pt/main.py --batch_size

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from reproq import paths, runner
-from reproq.reading_cells import readings_only
+from reproq.notebook_json import readings_only
 from reproq.report import readings
 from reproq.report.verdicts import load_records
 from reproq.results import claim

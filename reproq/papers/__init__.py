@@ -26,8 +26,8 @@ import pkgutil
 from dataclasses import replace
 
 from reproq import profiles
+from reproq.notebook_json import BESIDE_THE_PAPER
 from reproq.papers.paper import Claim, Finding, Paper
-from reproq.reading_cells import BESIDE_THE_PAPER
 
 # every module of this package, found (a new paper is one new module): those with a PAPER are the papers, the source
 # papers in the order of their index (their seed files), then any other by key; the others (side_by_side) may have

@@ -22,7 +22,7 @@ from reproq.models.bow_cnn import BOWCNNConfig
 from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU
 from reproq.papers.paper import CONFIGURATION, DATA, Claim, Finding, Paper
 from reproq.papers.wording import listed, versus
-from reproq.profiles import scaled
+from reproq.profiles import Overrides, scaled
 from reproq.question_retrieval.full_collection_training import DosSantosConfig
 from reproq.results import Provenance, Record, paper_numbers, summarize
 
@@ -38,15 +38,15 @@ class DosSantos:
     valid_queries: int  # Table 1: 1,991 validation queries (AskUbuntu)
     test_queries: int  # Table 1: 3,800 test queries
     scale: float  # convolution units relative to Table 2's (BOW-CNN 400, CNN alone 1,000)
-    train: dict  # DosSantosConfig overrides (epochs, max_train_pairs, ...)
+    train: Overrides  # DosSantosConfig's settings changed (epochs, max_train_pairs, ...)
 
 
 PROFILES = {
-    "smoke": DosSantos(seeds=(1,), valid_queries=10, test_queries=20, scale=0.02, train={"epochs": 1, "max_train_pairs": 40}),
+    "smoke": DosSantos(seeds=(1,), valid_queries=10, test_queries=20, scale=0.02, train=Overrides(DosSantosConfig, epochs=1, max_train_pairs=40)),
     # Table 1's share of the collection as queries (3,800 test and 1,991 validation of 167,765 questions)
     "cpu": DosSantos(seeds=(1, 2), valid_queries=240, test_queries=450, scale=0.25,
-                     train={"epochs": 5, "max_train_pairs": 2_000}),
-    "paper": DosSantos(seeds=(1, 2, 3, 4, 5), valid_queries=1_991, test_queries=3_800, scale=1.0, train={}),
+                     train=Overrides(DosSantosConfig, epochs=5, max_train_pairs=2_000)),
+    "paper": DosSantos(seeds=(1, 2, 3, 4, 5), valid_queries=1_991, test_queries=3_800, scale=1.0, train=Overrides(DosSantosConfig)),
 }
 
 PAPER = Paper(

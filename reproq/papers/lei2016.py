@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,13 +23,16 @@ from reproq.models import build_encoder, count_parameters, encoder_config
 from reproq.models.question import QuestionEncoderConfig
 from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, SIZE, Claim, Finding, Paper
 from reproq.papers.wording import on_data
-from reproq.profiles import scaled
+from reproq.profiles import Overrides, scaled
 from reproq.question_retrieval.inputs import PretrainConfig, TrainConfig
 from reproq.results import Difference, Provenance, Record, claim, paired_difference, paper_numbers, summarize
 
 
 # its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
 SECTION = "question_retrieval"  # Smolyakov & Srikant's configurations (notebook 03) read it too
+
+
+THE_PAPERS_PRETRAINING = Overrides(PretrainConfig)  # none changed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,7 +51,7 @@ class QuestionRetrieval:
     smolyakov_epochs: int
     max_body_len: int = 100  # Lei et al. footnote 5; smoke and cpu cut shorter, to stay fast
     max_pooling_epochs: int | None = None  # a second, longer run of the max-pooling CNN (None: none)
-    pretraining: dict = field(default_factory=dict)  # PretrainConfig overrides (Lei et al. §4.2; {}: the paper's)
+    pretraining: Overrides = THE_PAPERS_PRETRAINING  # Lei et al. §4.2's settings changed
     table4_pretrained: bool = True  # fine-tune pre-trained encoders with both poolings (Table 4), not only Table 2's
 
 
@@ -56,14 +59,14 @@ PROFILES = {
     # tiny sizes, bodies cut at 30 words, 2 epochs of 40 query groups, 1 seed
     "smoke": QuestionRetrieval(seeds=(1,), scale=0.05, epochs=2, patience=15, max_train_queries=40, lrs=(1e-3,),
                                dropouts=(0.1,), cnn_widths=(3,), smolyakov_epochs=2, max_body_len=30,
-                               max_pooling_epochs=3, pretraining={"epochs": 2, "batch_size": 32, "max_pairs": 64}),
+                               max_pooling_epochs=3, pretraining=Overrides(PretrainConfig, epochs=2, batch_size=32, max_pairs=64)),
     # a quarter of Table 3's hidden sizes, bodies cut at 50 words, one configuration (lr 1e-3, dropout 0.1,
     # width 3), 6 epochs of 480 query groups, 2 seeds; the max-pooling CNN gets a second run of 30 epochs;
     # pre-training: 6 epochs of 8,000 (context, title) pairs (the cpu stand-in has about 34,000), fine-tuned with
     # Table 2's pooling only (both poolings, Table 4, would double notebook 08's 20 minutes)
     "cpu": QuestionRetrieval(seeds=(1, 2), scale=0.25, epochs=6, patience=15, max_train_queries=480, lrs=(1e-3,),
                              dropouts=(0.1,), cnn_widths=(3,), smolyakov_epochs=6, max_body_len=50,
-                             max_pooling_epochs=30, pretraining={"epochs": 6, "max_pairs": 8000},
+                             max_pooling_epochs=30, pretraining=Overrides(PretrainConfig, epochs=6, max_pairs=8000),
                              table4_pretrained=False),
     # Lei et al.'s Table 3 sizes and §6 grid (lr {1e-3, 3e-4} x dropout {0.1, 0.2, 0.3}, CNN width {2, 3, 4}),
     # up to 50 epochs with patience 15, 5 seeds; Smolyakov & Srikant's 16 epochs

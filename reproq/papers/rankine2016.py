@@ -19,7 +19,7 @@ from reproq.models.question import QuestionEncoderConfig
 from reproq.papers.lei2016 import ASKUBUNTU
 from reproq.papers.paper import Claim, Finding, Paper
 from reproq.papers.wording import listed, versus
-from reproq.profiles import scaled
+from reproq.profiles import Overrides, scaled
 from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig
 from reproq.results import Record, paper_numbers, summarize
 
@@ -33,16 +33,16 @@ class Rankine:
 
     seeds: tuple[int, ...]
     scale: float  # the GRU's and CNN's hidden sizes relative to his Table 1 (280, 700)
-    train: dict  # TrainConfig overrides (epochs, max_train_queries, ...)
+    train: Overrides  # TrainConfig's settings changed (epochs, max_train_queries, ...)
     lrs: tuple[float, ...] = (5e-3, 1e-3, 3e-4, 1e-5)  # his §6.3 grid (Adam), chosen on dev MRR
 
 
 PROFILES = {
-    "smoke": Rankine(seeds=(1,), scale=0.05, train={"epochs": 1, "max_train_queries": 40}, lrs=(1e-3,)),
+    "smoke": Rankine(seeds=(1,), scale=0.05, train=Overrides(TrainConfig, epochs=1, max_train_queries=40), lrs=(1e-3,)),
     # as Lei et al.'s: a quarter of the hidden sizes, 6 epochs of 480 query groups; the two largest learning rates of
     # his grid, 2 seeds (about 8 minutes)
-    "cpu": Rankine(seeds=(1, 2), scale=0.25, train={"epochs": 6, "max_train_queries": 480}, lrs=(5e-3, 1e-3)),
-    "paper": Rankine(seeds=(1, 2, 3, 4, 5), scale=1.0, train={}),
+    "cpu": Rankine(seeds=(1, 2), scale=0.25, train=Overrides(TrainConfig, epochs=6, max_train_queries=480), lrs=(5e-3, 1e-3)),
+    "paper": Rankine(seeds=(1, 2, 3, 4, 5), scale=1.0, train=Overrides(TrainConfig)),
 }
 
 PAPER = Paper(

@@ -25,7 +25,7 @@ from reproq.models.question import QuestionEncoderConfig
 from reproq.papers import lei2016
 from reproq.papers.lei2016 import ARCHITECTURE, ASKUBUNTU, QuestionRetrieval
 from reproq.papers.paper import DATA, GIVEN, SIZE, Claim, Finding, Paper
-from reproq.profiles import scaled
+from reproq.profiles import Overrides, scaled
 from reproq.question_retrieval.adaptation import auc_values
 from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import TrainConfig
@@ -44,7 +44,7 @@ class Adaptation:
 
     seeds: tuple[int, ...]
     lambdas: tuple[float, ...]  # λ of the adversarial runs, chosen on Android dev (λ = 0, direct transfer, always runs)
-    train: dict  # TrainConfig overrides of Smolyakov & Srikant's setting (configs.smolyakov_config)
+    train: Overrides  # Smolyakov & Srikant's setting (smolyakov_config) changed
     doc2vec_epochs: int = 64  # §6.3
     target_dev_queries: int | None = None  # Android dev queries that choose the epoch (None: all 1,145)
     target_test_queries: int | None = None  # Android test queries reported (None: all 1,148; smoke: a few)
@@ -52,14 +52,14 @@ class Adaptation:
 
 
 PROFILES = {
-    "smoke": Adaptation(seeds=(1,), lambdas=(1e-3,), train={"epochs": 1, "max_train_queries": 20}, doc2vec_epochs=2,
+    "smoke": Adaptation(seeds=(1,), lambdas=(1e-3,), train=Overrides(TrainConfig, epochs=1, max_train_queries=20), doc2vec_epochs=2,
                         target_dev_queries=40, target_test_queries=40, table4=True),
     # 2 seeds (a "model A beats model B" sentence on one seed rests on that seed), 4 epochs of 240 AskUbuntu
     # queries, λ in {0.1, 1e-3}, 300 Android dev queries choose the epoch
-    "cpu": Adaptation(seeds=(1, 2), lambdas=(1e-1, 1e-3), train={"epochs": 4, "max_train_queries": 240},
+    "cpu": Adaptation(seeds=(1, 2), lambdas=(1e-1, 1e-3), train=Overrides(TrainConfig, epochs=4, max_train_queries=240),
                       doc2vec_epochs=16, target_dev_queries=300),
     # Table 4's λ (1e-6 CNN, 1e-7 LSTM) among the sweep of §7 (1e-3 .. 1e-7), and a strong 0.1 beside it
-    "paper": Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train={}, table4=True),
+    "paper": Adaptation(seeds=(1, 2, 3, 4, 5), lambdas=(1e-1, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7), train=Overrides(TrainConfig), table4=True),
 }
 
 PAPER = Paper(

@@ -31,6 +31,7 @@ from reproq.models import count_parameters
 from reproq.models.answer_ranker import PAIRWISE, RankerConfig, build_ranker, paper_parameter_count
 from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import DATA, QUOTED, SIZE, Claim, Finding, Paper
+from reproq.profiles import Overrides
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
 from reproq.train.grid import RunResult
 
@@ -45,8 +46,8 @@ class AnswerSelection:
 
     seeds: tuple[int, ...]  # the two models the paper is about, QRNN and CTRN
     baseline_seeds: tuple[int, ...]  # every other model (LSTM, AP-CNN, AP-BiLSTM)
-    ranker: dict  # RankerConfig overrides
-    train: dict[str, dict]  # TrainConfig overrides per training set ("train", "train-all") or dataset
+    ranker: Overrides  # RankerConfig's settings changed
+    train: dict[str, Overrides]  # TrainConfig's settings changed, per training set ("train", "train-all") or dataset
     w2v_epochs: int = 5
     grid: dict = field(default_factory=dict)  # RankerConfig / TrainConfig field -> values, searched on DEV
     limit: int | None = None  # the first questions of each split only (smoke: every code path, in seconds)
@@ -58,9 +59,9 @@ TAY_GRID = {  # Tay et al. §Implementation Details
 }
 
 PROFILES = {
-    "smoke": AnswerSelection(seeds=(1,), baseline_seeds=(1,), ranker={"projection_dim": 16, "hidden_dim": 16,
-                                                                     "mlp_dim": 16},
-                             train={s: {"epochs": 1, "batch_size": 32, "max_batches": 3}
+    "smoke": AnswerSelection(seeds=(1,), baseline_seeds=(1,), ranker=Overrides(RankerConfig, projection_dim=16,
+                                                                              hidden_dim=16, mlp_dim=16),
+                             train={s: Overrides(TrainConfig, epochs=1, batch_size=32, max_batches=3)
                                     for s in ("train", "train-all", "semeval2016", "wikiqa")},
                              w2v_epochs=1, limit=12),
     # half the grid's smallest filter count, no search; 5 seeds for QRNN and CTRN, 3 for the other models (a
@@ -68,15 +69,17 @@ PROFILES = {
     # TRAIN: the paper's 25 epochs (patience 5); TRAIN-ALL: 3 epochs of 200 batches of 128 (1.5 passes over
     # TRAIN-ALL in all; the paper: 5 passes); QatarLiving and WikiQA: fewer epochs
     "cpu": AnswerSelection(seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3),
-                           ranker={"projection_dim": 50, "hidden_dim": 64, "mlp_dim": 64},
-                           train={"train": {"epochs": 25, "batch_size": 64},
-                                  "train-all": {"epochs": 3, "batch_size": 128, "max_batches": 200},
-                                  "semeval2016": {"epochs": 8, "batch_size": 64},
-                                  "wikiqa": {"epochs": 6, "batch_size": 64}}),
+                           ranker=Overrides(RankerConfig, projection_dim=50, hidden_dim=64, mlp_dim=64),
+                           train={"train": Overrides(TrainConfig, epochs=25, batch_size=64),
+                                  "train-all": Overrides(TrainConfig, epochs=3, batch_size=128, max_batches=200),
+                                  "semeval2016": Overrides(TrainConfig, epochs=8, batch_size=64),
+                                  "wikiqa": Overrides(TrainConfig, epochs=6, batch_size=64)}),
     # Tay et al.: 25 epochs (TRAIN) and 5 (TRAIN-ALL), the search grid
-    "paper": AnswerSelection(seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5), ranker={},
-                             train={"train": {"epochs": 25}, "train-all": {"epochs": 5}, "semeval2016": {"epochs": 25},
-                                    "wikiqa": {"epochs": 25}},
+    "paper": AnswerSelection(seeds=(1, 2, 3, 4, 5), baseline_seeds=(1, 2, 3, 4, 5),
+                             ranker=Overrides(RankerConfig),
+                             train={"train": Overrides(TrainConfig, epochs=25), "train-all": Overrides(TrainConfig, epochs=5),
+                                    "semeval2016": Overrides(TrainConfig, epochs=25),
+                                    "wikiqa": Overrides(TrainConfig, epochs=25)},
                              w2v_epochs=20, grid=TAY_GRID),
 }
 

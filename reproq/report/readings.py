@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reproq import atomic
-from reproq.reading_cells import BESIDE_THE_PAPER, reading_of
+from reproq.notebook_json import BESIDE_THE_PAPER, reading_of
 
 if TYPE_CHECKING:
     from reproq.results.records import Record

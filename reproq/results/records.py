@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from reproq import __version__, paths, run_settings
-from reproq.reading_cells import readings_only
+from reproq.notebook_json import readings_only
 from reproq.machine import describe
 
 KEYS = ["paper", "table", "dataset", "split", "method", "setting", "metric"]

@@ -84,7 +84,7 @@ def test_the_copys_keys_are_this_packages(package_copy):
 
 
 @pytest.mark.parametrize("edited", ["papers/lei2016.py", "papers/tay2018.py", "profiles.py", "report/readings.py",
-                                    "figures/tay2018.py", "reading_cells.py", "runner.py", "notebook_schedule.py", "cli.py"])
+                                    "figures/tay2018.py", "notebook_json.py", "runner.py", "notebook_schedule.py", "cli.py"])
 def test_an_edit_no_run_depends_on_retrains_nothing(package_copy, edited):
     assert moved_after_editing(package_copy, edited) == set()
 
@@ -130,5 +130,5 @@ def test_no_code_a_run_depends_on_draws_runs_notebooks_or_reports():
     files = {str(f.relative_to(imports.PACKAGE)) for code in codes for f in code.files()}
     assert {"models/rcnn.py", "models/qrnn.py", "train/loop.py", "metrics.py", "data/askubuntu.py"} <= files
     assert not {f for f in files if f.startswith(("papers/", "report/", "figures/", "results/", "bench/", "labs/"))}
-    assert not files & {"profiles.py", "runner.py", "notebook_schedule.py", "cli.py", "reading_cells.py"}
+    assert not files & {"profiles.py", "runner.py", "notebook_schedule.py", "cli.py", "notebook_json.py"}
     assert [f for f in files if "matplotlib" in (imports.PACKAGE / f).read_text()] == []

@@ -1,0 +1,66 @@
+"""A notebook file read as plain JSON: which of its cells are reading cells, Markdown whose words are generated from
+the committed records (metadata ``{"reproq": {"reading": "<paper>.<name>"}}``; :mod:`reproq.report.readings` writes them),
+and an executed notebook's outputs as a reader should see them (:func:`as_printed`).
+
+Their words are no input of the notebook: the batch leaves them out of a notebook's fingerprint, and a notebook whose
+only change is in them does not make the code version dirty (:func:`reproq.results.records.code_version`). Plain JSON
+helpers, importing nothing of reproq, so that both can use them.
+"""
+
+from __future__ import annotations
+
+KEY = "reading"
+BESIDE_THE_PAPER = "beside:"  # a reading "beside:<results file stem>": that file's numbers beside the paper's
+
+
+def reading_of(cell: dict) -> str | None:
+    """The name of the reading a Markdown cell carries (``"tay2018.trecqa"``), or None."""
+    return cell.get("metadata", {}).get("reproq", {}).get(KEY) if cell.get("cell_type") == "markdown" else None
+
+
+def without_readings(nb: dict) -> dict:
+    """``nb`` with its reading cells' text blanked: what a notebook's inputs are, whatever its readings say."""
+    cells = [{**c, "source": []} if reading_of(c) else c for c in nb["cells"]]
+    return {**nb, "cells": cells}
+
+
+def readings_only(now: dict, before: dict) -> bool:
+    """Whether notebook ``now`` differs from ``before`` in its reading cells' text only (or not at all)."""
+    return without_readings(now) == without_readings(before)
+
+
+def as_printed(nb: dict) -> dict:
+    """``nb`` with each code cell's text streams as a terminal leaves them: consecutive chunks of one stream joined,
+    and each line's carriage returns carried out (what follows the last one stays). A progress bar that redrew itself
+    at every epoch, hundreds of chunks in the executed JSON, is then the one line it ended as.
+
+    >>> cell = {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": ["\\rrun:  0%"]},
+    ...         {"output_type": "stream", "name": "stderr", "text": "\\rrun: 50%\\rrun: 100%\\n"},
+    ...         {"output_type": "stream", "name": "stdout", "text": "done\\n"}]}
+    >>> [o["text"] for o in as_printed({"cells": [cell]})["cells"][0]["outputs"]]
+    ['run: 100%\\n', 'done\\n']
+    """
+    return {**nb, "cells": [{**c, "outputs": _printed(c["outputs"])} if c.get("cell_type") == "code" else c
+                            for c in nb["cells"]]}
+
+
+def _printed(outputs: list[dict]) -> list[dict]:
+    joined: list[dict] = []
+    for out in outputs:
+        last = joined[-1] if joined else {}
+        if out.get("output_type") == "stream" and last.get("output_type") == "stream" and last["name"] == out["name"]:
+            joined[-1] = {**last, "text": _text(last) + _text(out)}
+        else:
+            joined.append(out)
+    return [{**o, "text": _carried_out(_text(o))} if o.get("output_type") == "stream" else o for o in joined]
+
+
+def _text(output: dict) -> str:
+    text = output["text"]
+    return text if isinstance(text, str) else "".join(text)
+
+
+def _carried_out(text: str) -> str:
+    """Each line as a terminal shows it: what follows its last carriage return (one that ends a line is the next
+    redraw's, and leaves what precedes it)."""
+    return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
