@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, notebook_schedule, paths, profiles, reading_cells, run_settings
+from reproq import atomic, notebook_json, notebook_schedule, paths, profiles, run_settings
 from reproq.data import sources
 from reproq.machine import cpu_name
 from reproq.report import readings
@@ -74,7 +74,7 @@ def notebooks(only: Sequence[str] = ()) -> list[Path]:
 def fingerprint(notebook: Path, parameters: dict) -> str:
     """A hash of everything a notebook's outputs depend on (its reading cells' words are its outputs, not its
     inputs: :mod:`reproq.report.readings`)."""
-    digest = hashlib.sha256(json.dumps(reading_cells.without_readings(json.loads(notebook.read_text())),
+    digest = hashlib.sha256(json.dumps(notebook_json.without_readings(json.loads(notebook.read_text())),
                                        sort_keys=True).encode())
     library = paths.ROOT / "reproq"
     for path in sorted(p for p in library.rglob("*") if p.suffix in LIBRARY_SUFFIXES):
@@ -287,13 +287,31 @@ def kept_copy(profile: str, notebook: Path) -> Path:
 
 
 def _keep(executed: Path, kept: Path) -> None:
-    """Copy ``executed`` to ``kept`` with the checkout's own folder left out of every path it names: a figure
-    written to ``/home/me/reproq/figures/…`` reads ``figures/…``, which is where it is in any clone."""
-    root = json.dumps(f"{paths.ROOT}{os.sep}", ensure_ascii=False)[1:-1]  # as the notebook's JSON spells it
-    named = re.compile(r"(?<![\w.~/-])" + re.escape(root))  # the folder itself, not one that ends with its name
+    """Copy ``executed`` to ``kept`` as a reader should see it: its streams as a terminal leaves them (a progress bar is
+    the one line it ended as: :func:`reproq.notebook_json.as_printed`), and no folder of this machine in any path it
+    names (:func:`_named_folders`): a figure written to ``/home/me/reproq/figures/…`` reads ``figures/…``, which is
+    where it is in any clone."""
+    import nbformat
+
+    read = nbformat.reads(executed.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)  # lines joined
+    text = nbformat.writes(nbformat.from_dict(notebook_json.as_printed(read)))
+    for folder, said in _named_folders():
+        spelled = json.dumps(f"{folder.rstrip('/')}/", ensure_ascii=False)[1:-1]  # as the notebook's JSON spells it
+        text = re.sub(r"(?<![\w.~/$-])" + re.escape(spelled), lambda _, said=said: said, text)  # the folder, not one ending so
     kept.parent.mkdir(parents=True, exist_ok=True)
-    atomic.replace_atomically(kept, lambda tmp: tmp.write_text(named.sub("", executed.read_text(encoding="utf-8")),
-                                                                encoding="utf-8"))
+    atomic.replace_atomically(kept, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def _named_folders() -> list[tuple[str, str]]:
+    """The folders of this machine a notebook's outputs may name, each with what a kept copy says instead: the
+    checkout (nothing: paths read from the clone's root), and those its variables put elsewhere (the data mirror, the
+    data and build folders: the variable's name). The longest first, so that a folder inside another is said as
+    itself."""
+    folders = [(str(paths.ROOT), ""), (paths.data_mirror(), "$REPROQ_DATA_MIRROR/"),
+               (str(paths.data_dir()), "$REPROQ_DATA/"), (str(paths.build_dir()), "$REPROQ_BUILD/")]
+    inside = [f for f, said in folders if f and said and Path(f).is_relative_to(paths.ROOT)]
+    named = [(f, said) for f, said in folders if f and f not in inside]
+    return sorted(named, key=lambda pair: -len(pair[0]))
 
 
 def _stamp(profile: str, notebook: Path) -> Path:

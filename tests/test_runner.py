@@ -66,7 +66,9 @@ def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_
     (outcome,) = runner.run(profile="smoke", only=["00"], progress=False)
     kept = runner.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
     assert kept == paths.output_dirs("smoke")[0] / "00_ok" / "00_ok.ipynb"
-    assert kept.read_bytes() == outcome.executed.read_bytes() and "ran with 1" in kept.read_text()
+    # the same notebook, but for the folder it ran in (papermill's metadata names it), here outside the checkout
+    assert kept.read_text() == outcome.executed.read_text().replace(f"{paths.build_dir()}/", "$REPROQ_BUILD/")
+    assert "ran with 1" in kept.read_text() and str(paths.build_dir()) not in kept.read_text()
     write_notebook(notebook_dir / "00_ok.ipynb", "from reproq import paths; print(paths.ROOT / 'figures' / 'f.png'); "
                                                  "print(f'/elsewhere{paths.ROOT}/g.png')")
     list(runner.run(profile="smoke", only=["00"], progress=False))
@@ -77,6 +79,32 @@ def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_
     with pytest.raises(runner.NotebookFailed):
         list(runner.run(profile="smoke", only=["01"], progress=False))
     assert not runner.kept_copy("smoke", notebook_dir / "01_bad.ipynb").exists()
+
+
+def test_the_kept_copy_shows_a_progress_bar_as_the_line_it_ended_as_and_names_no_folder_of_this_machine(
+        notebook_dir, tmp_path, monkeypatch):
+    """Issue 44: notebook 04's executed copy held 564 chunks of one progress bar's redraws, and 06's a warning with
+    the run's absolute data mirror."""
+    mirror = tmp_path / "mirror"
+    monkeypatch.setenv("REPROQ_DATA_MIRROR", str(mirror))
+    write_notebook(notebook_dir / "00_bars.ipynb", "import sys, time\nfrom tqdm import tqdm\n"
+                   "for epoch in tqdm(range(30), desc='QRNN seed 1', mininterval=0, file=sys.stderr):\n"
+                   "    sys.stderr.flush(); time.sleep(0.01)\n"
+                   "print('second bar ends')\n"
+                   "for step in tqdm(range(5), desc='CTRN seed 1', mininterval=0, file=sys.stderr): pass\n"
+                   "import os, warnings; warnings.warn('tried ' + os.environ['REPROQ_DATA_MIRROR'] + '/semeval2016/x.xml')")
+    (outcome,) = runner.run(profile="smoke", only=["00"], progress=False)
+    def outputs(path):
+        return next(c.outputs for c in nbformat.read(path, as_version=4).cells if "tqdm" in c.source)
+
+    executed = outputs(outcome.executed)
+    assert sum(o.get("name") == "stderr" for o in executed) > 10  # the run's own copy: a chunk per redraw
+    kept = outputs(runner.kept_copy("smoke", notebook_dir / "00_bars.ipynb"))
+    stderr = [line for o in kept if o.get("name") == "stderr" for line in o.text.splitlines()]
+    bars = [line for line in stderr if "seed 1" in line]
+    assert len(bars) == 2 and "30/30" in bars[0] and "5/5" in bars[1] and "\r" not in "".join(stderr)
+    assert [o.text for o in kept if o.get("name") == "stdout"] == ["second bar ends\n"]  # stdout its own, between
+    assert "$REPROQ_DATA_MIRROR/semeval2016/x.xml" in "".join(stderr) and str(mirror) not in "".join(stderr)
 
 
 def test_each_notebook_starts_with_its_place_its_last_time_and_the_time_left(notebook_dir):
