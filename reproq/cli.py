@@ -8,21 +8,27 @@
                                                 file of a dataset named here is missing
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force | --retrain] [--threads N]
                [--jobs N] [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
-               [--time-limit SECONDS]           execute the notebooks headless (papermill); parameters are
-                                                checked against the notebooks' parameters cells; one torch
-                                                thread unless --threads or OMP_NUM_THREADS says otherwise;
-                                                notebooks side by side as the cores allow (--jobs); the
-                                                grids' runs one after another, or on a Dask cluster
-    reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu]
-                                                speed benchmarks; numbers go to results/bench/<name>_<threads>thread.json
+               [--time-limit SECONDS] [--commit]
+                                                execute the notebooks headless (papermill) into the run folder
+                                                build/runs/<profile>/ and compare every record with the
+                                                committed study (build/runs/<profile>/comparison.md); --commit
+                                                (maintainers) writes the committed results/ and figures/;
+                                                parameters are checked against the notebooks' parameters
+                                                cells; one torch thread unless --threads or OMP_NUM_THREADS
+                                                says otherwise; notebooks side by side as the cores allow
+                                                (--jobs); the grids' runs one after another, or on Dask
+    reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu] [--commit]
+                                                speed benchmarks; numbers go to build/runs/<profile>/results/bench/
+                                                <name>_<threads>thread.json (--commit: results/bench/)
     reproq gpu-check [--out FILE]               every encoder a few steps on the GPU beside the CPU, and timed;
                                                 without a GPU one line, exit 0
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
-                                                the verdict counts and the findings into README.md, one page per
-                                                paper into results/<the report>/<paper>.md, the notebooks' reading
-                                                cells and a screenshot (Chromium) into figures/report/
+                                                the verdict counts and the findings into README.md, the site into
+                                                docs/ (committed: open docs/index.html), one page per paper into
+                                                results/<the report>/<paper>.md, the notebooks' reading cells and
+                                                a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
     reproq labs --autograde LAB NOTEBOOK [--student ID]
@@ -121,32 +127,49 @@ def _parse_param(text: str) -> tuple[str, object]:
         return key, value
 
 
-def _where_outputs_go(profile: str) -> None:
-    """One line when ``reproq run`` starts outside the checkout it is installed from (an editable install used from
-    another folder): its outputs go to that checkout, not here."""
-    if not Path.cwd().resolve().is_relative_to(paths.ROOT):
+def _where_outputs_go(profile: str, commit: bool) -> None:
+    """One line when ``reproq run`` starts: where its notebooks write (the run folder, or the committed study), and
+    that it is another checkout's when it starts outside the checkout it is installed from (an editable install)."""
+    with runner.committing(commit):
         results_dir, figures_dir = paths.output_dirs(profile)
-        print(f"note: this reproq is installed from {paths.ROOT}; its notebooks run there and write to {results_dir} "
-              f"and {figures_dir}, not to {Path.cwd()}", file=sys.stderr, flush=True)
+    elsewhere = (f" (this reproq is installed from {paths.ROOT}, not {Path.cwd()})"
+                 if not Path.cwd().resolve().is_relative_to(paths.ROOT) else "")
+    print(f"writing to {results_dir} and {figures_dir}{elsewhere}", flush=True)
 
 
 def _run(args) -> int:
+    ran = []
     try:
         parameters = dict(_parse_param(p) for p in args.param)
-        _where_outputs_go(args.profile)
+        _where_outputs_go(args.profile, args.commit)
         for outcome in runner.run(profile=args.profile, only=args.only, parameters=parameters,
                                   force=args.force, n_threads=args.threads, executor=args.executor,
                                   address=args.address, workers=args.workers, retrain=args.retrain,
-                                  jobs=args.jobs, limit=args.time_limit):
+                                  jobs=args.jobs, limit=args.time_limit, commit=args.commit):
             if outcome.status == "started":
                 print(f"started  {outcome.notebook}  {outcome.message}", flush=True)
                 continue
+            ran += [outcome.notebook] * (outcome.status == "ran")
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except runner.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
+    if ran and args.profile != "smoke" and not args.commit:
+        _compare_with_the_study(args.profile, ran)
     return 0
+
+
+def _compare_with_the_study(profile: str, notebooks: list[str]) -> None:
+    """Every record the run wrote beside the committed one (:mod:`reproq.report.rerun`): a line, a table per
+    notebook, and the page."""
+    from reproq.report import rerun  # pandas: only after a run
+
+    pairs = rerun.compare(paths.committed_dirs()[0], paths.output_dirs(profile)[0], notebooks)
+    print(f"\n{rerun.summary(pairs)}")
+    print(rerun.counts(pairs).to_string(index=False))
+    md, _ = rerun.page(pairs, paths.run_dir(profile), title=f"This {profile} run beside the committed study")
+    print(f"the comparison, record by record: {md} (and {md.with_suffix('.html').name})")
 
 
 BENCHMARKS = {  # name -> module with main(out_path, *, profile) -> dict
@@ -165,7 +188,8 @@ def _threads() -> int:
 
 
 def _bench(args) -> int:
-    results_dir, _ = paths.output_dirs(args.profile)
+    with runner.committing(args.commit):
+        results_dir, _ = paths.output_dirs(args.profile)
     for name in args.names or BENCHMARKS:
         if name not in BENCHMARKS:
             raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
@@ -217,8 +241,11 @@ def _report(args) -> int:
         findings = readings.findings_markdown(built.results_dir)
         if scope.update_readme(paths.ROOT / "README.md", findings, block="findings"):
             print(f"updated the findings in {paths.ROOT / 'README.md'}")
-        for written in pages.write_pages(built, results.Outputs(notebook_schedule.report_notebook().stem, profile="cpu")):
+        with runner.committing(True):  # --write: the committed study's pages
+            report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
+        for written in pages.write_pages(built, report_outputs):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
+        print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
@@ -235,7 +262,7 @@ def _machines(args) -> int:
     from reproq import results
     from reproq.report import machines  # pandas: only this command needs it
 
-    other, here = Path(args.other), paths.ROOT / "results"
+    other, here = Path(args.other), paths.committed_dirs()[0]
     if not other.is_dir():
         raise ValueError(f"{other} is not a folder: give the results/ folder of a run on the other machine")
     folders = [p.stem for p in runner.notebooks(args.only)] if args.only else \
@@ -249,7 +276,9 @@ def _machines(args) -> int:
                           for f in folders)
         # all notebooks: cross_machine; some (--only): a file of their own beside it, the others' rows kept
         name = "cross_machine" + "".join(f"__{f}" for f in folders) * bool(args.only)
-        written = results.Outputs("machines", profile="cpu").save_table(
+        with runner.committing(True):  # --write: the comparison is the committed study's (results/machines/)
+            out = results.Outputs("machines", profile="cpu")
+        written = out.save_table(
             table, name, synthetic=False,
             caption=f"The same seeds and code on two machines: a = the committed results/, b = {other}. {sides}. "
                     "b - a per record both hold; a mean of several seeds beside the seeds' own sd (a's).")
@@ -315,8 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("run", help="execute the notebooks headless with papermill")
     run.add_argument("--profile", choices=runner.PROFILES, default="cpu",
-                     help="smoke: every code path in minutes (outputs under build/smoke/); cpu: the committed results; "
-                          "paper: the papers' sizes and grids")
+                     help="smoke: every code path in minutes (outputs under build/smoke/); cpu: the committed "
+                          "results' profile; paper: the papers' sizes and grids")
     run.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 01 or 01_lexical_baselines")
     run.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
                      help="override a notebook parameter (JSON values), e.g. -p 'SEEDS=[1,2]'")
@@ -328,6 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                      help="notebooks side by side, each in its own process at --threads each (default: cores / "
                           "threads; 1 with --executor dask); the same records as one after another")
+    run.add_argument("--commit", action="store_true",
+                     help="for maintainers: write the committed results/ and figures/ (and the notebooks' reading "
+                          "cells) instead of the run folder build/runs/<profile>/")
     run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                      help="the seconds a notebook may run before it is stopped, its kernel with it, in one line "
                           "(default: three times its last recorded run, at least ten minutes)")
@@ -343,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")
     bench.add_argument("names", nargs="*", metavar="NAME", help=f"one of {', '.join(BENCHMARKS)} (default: all)")
     bench.add_argument("--profile", choices=runner.PROFILES, default="cpu")
+    bench.add_argument("--commit", action="store_true",
+                       help="for maintainers: write results/bench/ instead of the run folder build/runs/<profile>/")
     bench.set_defaults(func=_bench)
 
     gpu = commands.add_parser("gpu-check", help="every encoder trained a few steps on the GPU beside the CPU, and "

@@ -98,8 +98,15 @@ class Unit:
 
 
 def expected_seconds(profile: str) -> dict[str, float]:
-    """Each notebook's last recorded wall seconds in the profile's ``pipeline_cost.json`` (none where unreadable)."""
-    recorded = atomic.read_json(paths.output_dirs(profile)[0] / "pipeline_cost.json", otherwise="no expected times") or {}
+    """Each notebook's last recorded wall seconds in the ``pipeline_cost.json`` of where the profile's runs write
+    (none where unreadable); for the profile of the committed study (:data:`reproq.paths.COMMITTED_PROFILE`), the
+    committed study's where the run folder has none yet."""
+    places = [paths.output_dirs(profile)[0]]
+    if profile == paths.COMMITTED_PROFILE:
+        places.insert(0, paths.committed_dirs()[0])
+    recorded = {}
+    for place in dict.fromkeys(places):  # the run folder's own last times win
+        recorded |= atomic.read_json(place / "pipeline_cost.json", otherwise="no expected times") or {}
     return {name: float(entry["seconds"]) for name, entry in recorded.items()
             if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))}
 
@@ -175,13 +182,14 @@ def log_path(profile: str, notebook: Path) -> Path:
 def command(notebook: Path, *, profile: str, parameters: dict, force: bool, threads: int,
             executor: dict, limit: float | None = None) -> list[str]:
     """The ``reproq run`` of one notebook, as the side-by-side runner starts it: with ``parameters`` (those it has)
-    and ``executor`` (``{"executor": "dask", "address": None, "workers": 2}``)."""
+    and ``executor`` (``{"executor": "dask", "address": None, "workers": 2}``), writing where the runner writes."""
     where = [arg for k, v in executor.items() if v is not None for arg in (f"--{k}", str(v))]
     # the child reads the notebooks from this runner's folder (paths.NOTEBOOKS_DIR), wherever that is
     bootstrap = ("import sys; from pathlib import Path; from reproq import cli, paths; "
                  "paths.NOTEBOOKS_DIR = Path(sys.argv[1]); sys.exit(cli.main(sys.argv[2:]))")
     return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile,
             "--only", notebook.stem, "--jobs", "1", "--threads", str(threads), *where, *(["--force"] if force else []),
+            *(["--commit"] if paths.writes_committed() else []),  # as the runner that starts it
             *(["--time-limit", repr(limit)] if limit else []),
             *(arg for k, v in parameters.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
 

@@ -5,15 +5,19 @@ Environment variables (all optional):
 - ``REPROQ_DATA``: where datasets live, laid out ``<dataset>/<path in upstream repo>`` (default ``./data``).
 - ``REPROQ_DATA_MIRROR``: a folder or URL with the same layout that stands in for upstream downloads.
 - ``REPROQ_BUILD``: scratch space for executed notebooks, checkpoints, synthetic data (default ``./build``).
+- ``REPROQ_WRITE_COMMITTED``: ``1`` while ``reproq run --commit`` writes the committed study.
 
-Deliverables go to ``results/`` and ``figures/`` only for real runs of the ``cpu`` and ``paper``
-profiles; a ``smoke`` run writes them under ``build/smoke/`` so it never overwrites committed results.
+A run writes its deliverables into its run folder (``build/runs/<profile>/results`` and ``figures``; a ``smoke`` run
+under ``build/smoke/``), never over the committed ``results/`` and ``figures/``, which only a maintainer's
+``reproq run --commit`` writes (:func:`output_dirs`).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from reproq import run_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = ROOT / "notebooks"
@@ -55,9 +59,34 @@ def synthetic_dir() -> Path:
     return build_dir() / "synthetic"
 
 
+COMMITTED_PROFILE = "cpu"  # the profile the committed results/ and figures/ were run in
+
+
+def committed_dirs() -> tuple[Path, Path]:
+    """``(results_dir, figures_dir)`` of the committed study: what the report, the readings and a rerun's comparison
+    read (written only by a run that says so: :func:`output_dirs`)."""
+    return ROOT / "results", ROOT / "figures"
+
+
+def run_dir(profile: str) -> Path:
+    """A profile's run folder (``build/runs/<profile>/``): its stamps, and the results and figures of its runs."""
+    return build_dir() / "runs" / profile
+
+
+def writes_committed() -> bool:
+    """Whether this process's runs write the committed study (``reproq run --commit``, for maintainers: the run
+    setting ``REPROQ_WRITE_COMMITTED=1``, which the runner passes to its notebooks)."""
+    return run_settings.read("committed") == "1"
+
+
 def output_dirs(profile: str) -> tuple[Path, Path]:
-    """``(results_dir, figures_dir)`` for a profile; smoke runs never touch the committed ones."""
+    """``(results_dir, figures_dir)`` a run of ``profile`` writes to: a smoke run's under ``build/smoke/``; any other's
+    in its run folder (``build/runs/<profile>/results``, ``figures``), so that rerunning the study leaves the committed
+    one as it was and can be compared with it; the committed ``results/`` and ``figures/`` only when the run writes
+    the committed study (:func:`writes_committed`)."""
     if profile == "smoke":
         base = build_dir() / "smoke"
         return base / "results", base / "figures"
-    return ROOT / "results", ROOT / "figures"
+    if writes_committed():
+        return committed_dirs()
+    return run_dir(profile) / "results", run_dir(profile) / "figures"

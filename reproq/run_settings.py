@@ -1,5 +1,6 @@
 """The settings a run goes by that are not a notebook's parameters, named in one place: torch's threads, where the
-grids' runs execute (executor, Dask address, workers), the retraining batch and the RCNN kernel.
+grids' runs execute (executor, Dask address, workers), the retraining batch, the RCNN kernel, and whether the run
+writes the committed study (``reproq run --commit``) or its own run folder (:func:`reproq.paths.output_dirs`).
 
 ``reproq run`` passes them to every process it starts (the notebook kernels, and from these their Dask workers) as the
 environment variables :data:`VARIABLES` names, and no other module names them; :func:`current` is what this process
@@ -12,7 +13,8 @@ from __future__ import annotations
 import os
 
 VARIABLES = {"threads": "OMP_NUM_THREADS", "executor": "REPROQ_EXECUTOR", "address": "REPROQ_DASK_ADDRESS",
-             "workers": "REPROQ_WORKERS", "retrain_batch": "REPROQ_RETRAIN_BATCH", "rcnn_kernel": "REPROQ_RCNN_KERNEL"}
+             "workers": "REPROQ_WORKERS", "retrain_batch": "REPROQ_RETRAIN_BATCH", "rcnn_kernel": "REPROQ_RCNN_KERNEL",
+             "committed": "REPROQ_WRITE_COMMITTED"}
 
 
 def read(name: str, default: str = "") -> str:

@@ -200,6 +200,12 @@ def threads(requested: int | None = None) -> int:
     return int(text)
 
 
+def committing(commit: bool):
+    """While the block runs, this process and the notebooks it starts write the committed ``results/`` and ``figures/``
+    (``commit``) or the profile's run folder (:func:`reproq.paths.output_dirs`), whatever the environment said."""
+    return _environment({run_settings.VARIABLES["committed"]: "1" if commit else None})
+
+
 @contextlib.contextmanager
 def _environment(values: dict[str, str | None]):
     """The environment variables ``values`` set (None: unset) while the block runs, restored after: what the notebook
@@ -315,7 +321,10 @@ def _named_folders() -> list[tuple[str, str]]:
 
 
 def _stamp(profile: str, notebook: Path) -> Path:
-    return paths.build_dir() / "runs" / profile / f"{notebook.stem}.json"
+    """What the last finished run of ``notebook`` left (its fingerprint, outputs): one per place a run writes, so that
+    a run into the run folder is not skipped for a run that wrote the committed study."""
+    committed = "committed" if profile != "smoke" and paths.writes_committed() else ""
+    return paths.run_dir(profile) / committed / f"{notebook.stem}.json"
 
 
 def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
@@ -410,7 +419,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
         "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "peak_memory_read": memory.how,
         **_circumstances(load_before)}), _bookkeeping(_keep, executed, kept_copy(profile, notebook))]
     results_dir = paths.output_dirs(profile)[0]
-    if results_dir == paths.ROOT / "results":  # the committed results: the notebook carries their words
+    if results_dir == paths.committed_dirs()[0]:  # the committed results: the notebook carries their words
         written.append(_bookkeeping(readings.write, notebook, results_dir))
     # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file): only when
     # all of the above was written is the notebook finished; otherwise no stamp, and the next run runs it again
@@ -524,7 +533,7 @@ def _total_memory_mb() -> float:
 def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | None = None, force: bool = False,
         progress: bool = True, n_threads: int | None = None, executor: str = "local", address: str | None = None,
         workers: int | None = None, retrain: bool = False, jobs: int | None = 1,
-        limit: float | None = None) -> Iterator[Outcome]:
+        limit: float | None = None, commit: bool = False) -> Iterator[Outcome]:
     """Run the notebooks in order with ``threads(n_threads)`` threads each, their grids on ``executor`` (with
     ``address`` and ``workers`` for Dask: :mod:`reproq.train.executors`), yielding each outcome as it finishes; a
     failure raises NotebookFailed. The executor is not part of a notebook's fingerprint: both give the same records.
@@ -532,7 +541,9 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     not reused, each naming the batch that wrote it (:mod:`reproq.train.retrain`). ``jobs`` notebooks run side by side
     (None: as many as the cores allow, :func:`reproq.notebook_schedule.default_jobs`; :mod:`reproq.notebook_schedule` says what may
     overlap); with more than one, a failure is raised after the others finished. ``limit``: the seconds one notebook may
-    run (default: :func:`time_limit`, from each notebook's last recorded run)."""
+    run (default: :func:`time_limit`, from each notebook's last recorded run). The notebooks write into the profile's
+    run folder (:func:`reproq.paths.output_dirs`); with ``commit``, into the committed ``results/`` and ``figures/``
+    (a maintainer's run: their reading cells are written from the new records too)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     chosen = notebooks(only)
@@ -546,7 +557,8 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
                  else contextlib.nullcontext())
     start, load_before, ran = time.time(), os.getloadavg(), {}
     with thread_environment(n), allocator_environment(), executor_environment(executor, address=address,
-                                                                               workers=workers), retrained:
+                                                                               workers=workers), retrained, \
+            committing(commit):
         if jobs == 1 or len(chosen) == 1:
             expected = notebook_schedule.expected_seconds(profile)
             for k, nb in enumerate(chosen, 1):

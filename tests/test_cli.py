@@ -166,10 +166,10 @@ def test_a_run_started_outside_the_checkout_says_where_its_outputs_go(monkeypatc
     monkeypatch.setattr(cli.runner, "run", lambda **kwargs: iter(()))
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
-    assert f"installed from {paths.ROOT}" in capsys.readouterr().err
+    assert f"installed from {paths.ROOT}" in capsys.readouterr().out
     monkeypatch.chdir(paths.ROOT)
     assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
-    assert "installed from" not in capsys.readouterr().err
+    assert "installed from" not in capsys.readouterr().out
 
 
 def test_a_bare_command_shows_the_command_table_and_the_version_is_there(capsys):

@@ -53,8 +53,22 @@ def test_synthetic_numbers_never_sit_under_a_reproduction_heading():
     assert "synthetic (not a reproduction)" in table
 
 
+def test_a_run_writes_its_run_folder_and_the_committed_study_only_when_told(tmp_path, monkeypatch):
+    """Issue 44: a rerun of the study (or a Run all in JupyterLab) overwrote the committed results it should be
+    compared with."""
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    monkeypatch.delenv("REPROQ_WRITE_COMMITTED", raising=False)
+    written = Outputs("01_demo", profile="cpu").save_records([bm25("dev", "MAP", 0.52)], "t")
+    assert written == tmp_path / "build" / "runs" / "cpu" / "results" / "01_demo" / "t.jsonl"
+    monkeypatch.setenv("REPROQ_WRITE_COMMITTED", "1")  # reproq run --commit
+    assert Outputs("01_demo", profile="cpu").save_records([bm25("dev", "MAP", 0.52)], "t") == \
+        tmp_path / "repo" / "results" / "01_demo" / "t.jsonl"
+
+
 def test_outputs_are_written_with_settings_and_synthetic_apart(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path)
+    monkeypatch.setenv("REPROQ_WRITE_COMMITTED", "1")
     out = Outputs("01_demo", profile="cpu", parameters={"SEEDS": [1]})
     real = out.save_records([bm25("dev", "MAP", 0.52)], "lei_table2")
     fake = out.save_records([bm25("dev", "MAP", 0.99, synthetic=True)], "lei_table2")
@@ -105,6 +119,7 @@ def test_provenance_resolves_the_device_and_stamps_every_record():
 
 def test_the_markdown_has_the_papers_shape(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "ROOT", tmp_path)
+    monkeypatch.setenv("REPROQ_WRITE_COMMITTED", "1")
     records = [bm25(split, metric, 0.5) for split in ("dev", "test") for metric in ("MAP", "MRR")]
     Outputs("01_demo", profile="cpu").report(records, "t2", scale=100, caption="Lei Table 2.")
     header = (tmp_path / "results" / "01_demo" / "t2.md").read_text().splitlines()[2]

@@ -427,9 +427,11 @@ def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path,
     locks = []
     for build in ("one", "two"):
         monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / build))
-        locks.append(runner.admission("cpu", nb))
+        with runner.committing(True):  # both write the committed study
+            locks.append(runner.admission("cpu", nb))
     assert locks[0] == locks[1] and locks[0][0] == paths.ROOT / "results" / "00_datasets" / ".run.lock"
-    assert runner.admission("smoke", nb)[0].is_relative_to(tmp_path / "two")  # a smoke run's results are its build's
+    for profile in ("smoke", "cpu"):  # a run into a run folder: its build's
+        assert runner.admission(profile, nb)[0].is_relative_to(tmp_path / "two")
 
 
 
@@ -484,4 +486,5 @@ def test_every_record_says_the_settings_it_ran_under(notebook_dir):
     record = json.loads((paths.output_dirs("smoke")[0] / "00_rec" / "rec.jsonl").read_text().splitlines()[0])
     assert record["run"]["threads"] == "1" and record["run"]["executor"] == "local"
     assert len(record["run"]["retrain_batch"]) == 32  # this batch's id
-    assert set(record["run"]) == {"threads", "executor", "address", "workers", "retrain_batch", "rcnn_kernel"}
+    assert set(record["run"]) == {"threads", "executor", "address", "workers", "retrain_batch", "rcnn_kernel",
+                                  "committed"}

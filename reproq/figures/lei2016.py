@@ -47,32 +47,32 @@ def decay_heatmap(examples: Sequence[tuple[Sequence[str], np.ndarray]], *, title
 
 
 def figure3(curves: pd.DataFrame, *, title: str, paper: pd.DataFrame | None = None):
-    """Lei et al. Figure 3 in the paper's styling: per model, held-out perplexity (dotted, left axis, log scale) and
-    dev MRR (solid, right axis) after each pre-training epoch, mean over seeds with the seeds' standard deviation as
-    vertical bars; ``paper`` (``reproq.results.paper_numbers`` rows) marks the paper's numbers, drawn only for
-    real data."""
+    """Lei et al. Figure 3, its two curves per model in two panels over one epoch axis (the paper draws them on one
+    panel with two y axes, which a reader has to keep apart): held-out perplexity (left, log scale) and dev MRR
+    (right) after each pre-training epoch, mean over seeds with the seeds' standard deviation as vertical bars, one
+    colour and marker per model in both; ``paper`` (``reproq.results.paper_numbers`` rows) marks the paper's numbers,
+    drawn only for real data."""
     import matplotlib.pyplot as plt
 
-    fig, ax_ppl = plt.subplots(figsize=(8, 4.5))
-    ax_mrr = ax_ppl.twinx()
+    fig, (ax_ppl, ax_mrr) = plt.subplots(1, 2, figsize=(12, 4.5), sharex=True)
     summary = curves.groupby(["model", "epoch"])[["heldout perplexity", "dev MRR (%)"]].agg(["mean", "std"])
     for i, model in enumerate(dict.fromkeys(curves["model"])):
-        color, rows = f"C{i}", summary.loc[model]
+        rows, style = summary.loc[model], {"color": f"C{i}", "marker": "osD^v"[i % 5], "markersize": 4, "capsize": 3}
         ax_ppl.errorbar(rows.index, rows[("heldout perplexity", "mean")], rows[("heldout perplexity", "std")],
-                        linestyle=":", marker="o", markersize=3, capsize=3, color=color, label=f"{model} perplexity")
-        ax_mrr.errorbar(rows.index, rows[("dev MRR (%)", "mean")], rows[("dev MRR (%)", "std")], linestyle="-",
-                        marker="s", markersize=3, capsize=3, color=color, label=f"{model} dev MRR")
+                        label=model, **style)
+        ax_mrr.errorbar(rows.index, rows[("dev MRR (%)", "mean")], rows[("dev MRR (%)", "std")], label=model, **style)
     if paper is not None:
         for row in paper.itertuples():
-            ax, label = (ax_ppl, "perplexity") if row.metric == "perplexity" else (ax_mrr, "MRR")
+            ax = ax_ppl if row.metric == "perplexity" else ax_mrr
             ax.axhline(row.value, color="grey", linewidth=0.8, linestyle="--")
-            ax.annotate(f"paper: {row.method} {label} {row.value:g}", (0, row.value), fontsize=7, color="grey",
+            ax.annotate(f"paper: {row.method} {row.value:g}", (0, row.value), fontsize=7, color="grey",
                         xytext=(2, 2), textcoords="offset points")
-    ax_ppl.set(xlabel="pre-training epoch (0: untrained)", ylabel="held-out perplexity (dotted, log scale)",
-               yscale="log", title=title)
-    ax_mrr.set(ylabel="dev MRR (%) of the title states (solid)")
+    ax_ppl.set(xlabel="pre-training epoch (0: untrained)", ylabel="held-out perplexity (log scale)", yscale="log",
+               title="held-out perplexity (lower is better)")
+    ax_mrr.set(xlabel="pre-training epoch (0: untrained)", ylabel="dev MRR (%) of the title states",
+               title="dev MRR (higher is better)")
     ax_ppl.xaxis.get_major_locator().set_params(integer=True)
-    handles = [h for ax in (ax_ppl, ax_mrr) for h in ax.get_legend_handles_labels()[0]]
-    ax_ppl.legend(handles=handles, fontsize=7, loc="center left", bbox_to_anchor=(1.12, 0.5))
+    ax_mrr.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), title="mean ± sd over seeds")
+    fig.suptitle(title)
     fig.tight_layout()
     return fig

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from reproq.figures import plot_seen
 from reproq.question_retrieval.adaptation import auc_values
 from reproq.train.grid import RunResult
 
@@ -82,7 +83,7 @@ def in_domain_loss_figure(runs: Mapping[str, RunResult], *, title: str):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for label, run in runs.items():
         trained = pd.DataFrame(run.history).query("epoch > 0")
-        ax.plot(trained["epoch"], trained["loss_ranking"], marker="o", label=label)
+        plot_seen(ax, trained["epoch"], trained["loss_ranking"], marker="o", label=label)
     ax.set(xlabel="epoch", ylabel="max-margin loss (mean over the epoch)", title=title)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.legend()
@@ -94,7 +95,9 @@ def training_figure(runs: Mapping[str, RunResult], *, title: str):
     """Smolyakov & Srikant Figures 12–14 per run (``runs``: label -> run), a colour per run: the training loss per
     epoch (the total: ranking plus domain loss, Figure 12), the domain classifier's training loss (its cross entropy
     on the training batches, mean over the epoch, Figure 13), the mean gradient norm of each of its layers (Figure
-    14: a line style per layer), and, beyond the paper, its accuracy on a fixed held sample of both domains."""
+    14: a line style per layer), and, beyond the paper, its accuracy on a fixed held sample of both domains. Runs whose
+    curves coincide (a tiny λ, a short run) are drawn one on the other, the lower widened
+    (:func:`reproq.figures.plot_seen`)."""
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -103,11 +106,12 @@ def training_figure(runs: Mapping[str, RunResult], *, title: str):
     for i, (label, run) in enumerate(runs.items()):
         h = pd.DataFrame(run.history)
         trained, color = h[h["epoch"] > 0], f"C{i}"
-        axes[0].plot(trained["epoch"], trained["loss"], marker="o", color=color, label=label)
-        axes[1].plot(trained["epoch"], trained["loss_domain"], marker="o", color=color, label=label)
+        plot_seen(axes[0], trained["epoch"], trained["loss"], marker="o", color=color, label=label)
+        plot_seen(axes[1], trained["epoch"], trained["loss_domain"], marker="o", color=color, label=label)
         for layer, style, marker in zip(layers, LINE_STYLES, LAYER_MARKERS):
-            axes[2].plot(trained["epoch"], trained[layer], marker=marker, markersize=4, color=color, linestyle=style)
-        axes[3].plot(h["epoch"], h["domain_accuracy"], marker="x", color=color, label=label)
+            plot_seen(axes[2], trained["epoch"], trained[layer], marker=marker, markersize=4, color=color,
+                      linestyle=style)
+        plot_seen(axes[3], h["epoch"], h["domain_accuracy"], marker="x", color=color, label=label)
     axes[0].set(xlabel="epoch", ylabel="training loss (ranking + domain)", title="total loss (Figure 12)")
     axes[1].set(xlabel="epoch", ylabel="binary cross entropy (training batches)",
                 title="discriminator training loss (Figure 13)")

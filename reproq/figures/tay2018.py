@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from reproq.results import paper_numbers, records_frame
 
+# the floors' lines, each its own colour and kind of line (two dotted greys were one line to a reader)
+FLOOR_STYLES = (("#555555", "--"), ("#dd8452", ":"), ("#55a868", "-."), ("#8172b3", (0, (5, 1, 1, 1, 1, 1))))
+
 
 def seeds_figure(records, floors: dict[str, float], *, metric: str = "MAP", title: str):
-    """One panel per setting: each method's ``metric`` seed by seed (dots), the paper's number (a red cross)
-    and the floors of the same split (dashed lines, e.g. ``{"BM25": 0.71}``) — whether a trained model clears
+    """One panel per setting: each method's ``metric`` seed by seed (dots), the paper's number (a red cross) and the
+    floors of the same split (a line each, e.g. ``{"BM25": 0.71}``; at most four) — whether a trained model clears
     what no training gives, and how far the seeds spread, at a glance."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    if len(floors) > len(FLOOR_STYLES):
+        raise ValueError(f"{len(floors)} floors; the figure draws at most {len(FLOOR_STYLES)} apart")
     frame = records_frame(records)
     frame = frame[frame["metric"] == metric]
     paper = paper_numbers().set_index(["paper", "table", "dataset", "split", "method", "setting", "metric"])["value"]
@@ -26,8 +31,8 @@ def seeds_figure(records, floors: dict[str, float], *, metric: str = "MAP", titl
         printed = [(i, paper[key]) for i, key in enumerate(keys) if key in paper.index]
         if printed:
             ax.scatter(*zip(*printed), marker="x", color="#c44e52", s=80, linewidths=2, zorder=3, label="Tay et al.")
-        for (name, value), style in zip(floors.items(), ("--", ":", "-.", (0, (1, 3)))):
-            ax.axhline(value, color="#555555", linestyle=style, linewidth=1, label=f"{name} (no training)")
+        for (name, value), (color, style) in zip(floors.items(), FLOOR_STYLES):
+            ax.axhline(value, color=color, linestyle=style, linewidth=1.2, label=f"{name} (no training)")
         ax.set(title=setting, xlabel="", ylabel=f"test {metric}")
         ax.legend(fontsize=8, loc="best")
     fig.suptitle(title)

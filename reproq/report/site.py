@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -141,19 +142,32 @@ def commentary(notebook: str, file: str) -> str:
     return "".join(said)
 
 
-def _notebook_pages(out_dir: Path, profile: str) -> dict[str, str]:
-    """The executed notebooks kept beside the profile's records (:func:`reproq.runner.kept_copy`) as HTML under
-    ``out_dir/notebooks``: folder -> link."""
-    executed = sorted(paths.output_dirs(profile)[0].glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
+STYLE_BLOCK = re.compile(r"<style[^>]*>(.*?)</style>\s*", re.DOTALL)
+NOTEBOOK_CSS = "notebook.css"
+WIDGET_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+
+
+def _notebook_pages(out_dir: Path, results_dir: Path) -> dict[str, str]:
+    """The executed notebooks kept beside the report's records (``results_dir``; :func:`reproq.runner.kept_copy`) as
+    HTML under ``out_dir/notebooks``: folder -> link."""
+    executed = sorted(Path(results_dir).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
     if not executed:
         return {}
     from nbconvert import HTMLExporter
 
-    exporter, links = HTMLExporter(template_name="lab"), {}
+    exporter, links, shared = HTMLExporter(template_name="lab"), {}, None
     for notebook in executed:
-        body, _ = exporter.from_filename(str(notebook))
-        atomic.write_text(out_dir / "notebooks" / f"{notebook.stem}.html", body)
+        page, _ = exporter.from_filename(str(notebook))
+        head, body = page.split("</head>", 1)
+        styles = "".join(STYLE_BLOCK.findall(head))
+        shared = styles if shared is None else shared
+        if styles == shared:  # JupyterLab's stylesheet, a quarter MB, once for every notebook
+            head = STYLE_BLOCK.sub("", head) + f'<link rel="stylesheet" href="{NOTEBOOK_CSS}">\n'
+        ids = dict.fromkeys(WIDGET_ID.findall(body))  # nbconvert draws each widget's id at random: numbered instead
+        body = WIDGET_ID.sub(lambda m, ids=list(ids): f"widget-{ids.index(m.group(0)) + 1}", body)
+        atomic.write_text(out_dir / "notebooks" / f"{notebook.stem}.html", f"{head}</head>{body}")
         links[notebook.stem] = f'<a href="notebooks/{notebook.stem}.html">{notebook.stem}</a>'
+    atomic.write_text(out_dir / "notebooks" / NOTEBOOK_CSS, shared)
     return links
 
 
@@ -213,11 +227,12 @@ def _sidebar(scope: pd.DataFrame, sections: dict[str, str]) -> str:
     return "".join(parts) + "</nav>"
 
 
-def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -> Path:
+def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", stamped: bool = True) -> Path:
     """Write the report ``built`` (:func:`reproq.report.verdicts.build`) to ``out_dir/index.html``, its figures beside
-    it; returns the page."""
+    it; returns the page. ``stamped``: the page names the code version and the time it was built (the committed site,
+    ``docs/``, does not: it is the same page whenever it is built from the same records)."""
     out_dir = Path(out_dir)
-    links = _notebook_pages(out_dir, profile)
+    links = _notebook_pages(out_dir, built.results_dir)
     pngs = sorted(p for p in built.figures_dir.glob("*/*.png") if p.parent.name != "report")  # not its own screenshot
     for png in pngs:  # the figures travel with the page, in their notebook folders
         (out_dir / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
@@ -225,8 +240,9 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
 
     claims = built.claims.drop(columns="p").assign(**{c: built.claims[c].map(lambda v: "" if v != v else f"{v:+.3f}")
                                                       for c in ("delta", "low", "high")})
-    parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>, code "
-             f"<code>{html.escape(code_version())}</code>, built {time.strftime('%Y-%m-%d %H:%M %Z')} by "
+    stamp = (f", code <code>{html.escape(code_version())}</code>, built {time.strftime('%Y-%m-%d %H:%M %Z')}"
+             if stamped else " (each record names the code version that computed it)")
+    parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>{stamp}, by "
              "<code>reproq report</code> from the committed records. Every verdict is computed by one rule "
              "(<code>reproq/report/verdicts.py</code>), in the words the kind of number allows: a result of "
              "training or fitting (or a re-scoring of the authors' shipped scores) is <b>reproduced</b> within the "
@@ -271,6 +287,24 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu") -
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>reproq report</title><style>{STYLE}</style>"
             f"</head><body>{_sidebar(scope, sections)}<main>{''.join(parts)}</main>{CHECK}</body></html>")
     return atomic.write_text(out_dir / "index.html", page)
+
+
+def publish(built: verdicts.Report, docs_dir: Path) -> Path:
+    """The committed site: the report of the committed records (:func:`build_site`, unstamped, so that the same
+    records give the same files) in ``docs_dir`` as a static host serves it (GitHub Pages: ``.nojekyll``), built
+    beside it and put in its place whole, so no file of an earlier build stays; returns its page."""
+    docs_dir = Path(docs_dir)
+    scratch = docs_dir.with_name(f".{docs_dir.name}.building")
+    shutil.rmtree(scratch, ignore_errors=True)
+    build_site(scratch, built, stamped=False)
+    (scratch / ".nojekyll").write_text("")
+    old = docs_dir.with_name(f".{docs_dir.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if docs_dir.exists():
+        os.replace(docs_dir, old)
+    os.replace(scratch, docs_dir)
+    shutil.rmtree(old, ignore_errors=True)
+    return docs_dir / "index.html"
 
 
 def chromium() -> str | None:

@@ -115,13 +115,77 @@ class Outputs:
         return side_by_side(table)
 
     def save_figure(self, fig, name: str, *, synthetic: bool) -> Path:
-        """Save a matplotlib figure as PNG; a synthetic figure must say so in its title."""
+        """Save a matplotlib figure as PNG; a synthetic figure must say so in its title, and no two of its series may
+        look alike (:func:`series_clashes`)."""
         if synthetic and "synthetic" not in _figure_titles(fig).lower():
             raise ValueError(f"figure {name!r} shows synthetic data but its title does not say 'synthetic data'")
+        clashes = series_clashes(fig)
+        if clashes:
+            raise ValueError(f"figure {name!r}: {clashes[0]}" + (f" (and {len(clashes) - 1} more)" if clashes[1:] else ""))
         path = self.figures_dir / f"{self._stem(name, synthetic)}.png"
         replace_atomically(path, lambda scratch: fig.savefig(scratch, format="png", dpi=120, bbox_inches="tight"))
         self._write_settings(path, synthetic=synthetic)
         return path
+
+
+def series_clashes(fig) -> list[str]:
+    """Where a reader could not tell two series of one panel apart: two lines drawn alike (one colour, one kind of line
+    (:func:`_line_kind`) and one marker), or a line drawn exactly over another (the same points, the same kind of
+    line, the same width: only the top one is seen). A line here has two points or more and is drawn (a line or
+    markers); error bars, caps and all, are not series (:func:`_error_bar`)."""
+    from matplotlib.colors import to_hex
+
+    said = []
+    for ax in fig.axes:
+        caps = {id(cap) for container in ax.containers if hasattr(container, "has_xerr")
+                for cap in container.lines[1]}
+        lines = [line for line in ax.get_lines() if line.get_visible() and id(line) not in caps
+                 and len(line.get_xdata()) >= 2 and not _error_bar(line, ax)
+                 and (line.get_linestyle() not in ("None", "") or line.get_marker() not in ("None", "", None))]
+        panel = f"panel {ax.get_title()!r}" if ax.get_title() else "a panel"
+        for i, line in enumerate(lines):
+            for other in lines[:i]:
+                alike = (to_hex(line.get_color(), keep_alpha=True) == to_hex(other.get_color(), keep_alpha=True)
+                         and _line_kind(line) == _line_kind(other) and str(line.get_marker()) == str(other.get_marker()))
+                over = (_line_kind(line) == _line_kind(other) and abs(line.get_linewidth() - other.get_linewidth()) < 0.5
+                        and _same_points(line, other))
+                if alike or over:
+                    said.append(f"in {panel}, {_label(other)} and {_label(line)} are "
+                                + ("drawn alike (colour, kind of line, marker)" if alike else "drawn one over the other"))
+    return said
+
+
+def _error_bar(line, ax) -> bool:
+    """Whether ``line`` is an error bar as seaborn draws one: a level or upright segment of two points in data
+    coordinates, without a marker (a reference line, ``axhline``, spans the panel in its coordinates: a series)."""
+    x, y = line.get_xdata(), line.get_ydata()
+    return (len(x) == 2 and line.get_transform() is ax.transData and line.get_marker() in ("None", "", None)
+            and (x[0] == x[1] or y[0] == y[1]))
+
+
+def _line_kind(line) -> str:
+    """What a reader sees of a line's dashes: solid, dotted (every dash about a dot long), dash-dot or dashed."""
+    _, dashes = line._unscaled_dash_pattern  # (offset, on/off lengths), in line widths; None: solid
+    if line.get_linestyle() in ("None", ""):
+        return "none"
+    if not dashes:
+        return "solid"
+    on = dashes[0::2]
+    if all(d <= 1.5 for d in on):
+        return "dotted"
+    return "dash-dot" if any(d <= 1.5 for d in on) else "dashed"
+
+
+def _same_points(line, other) -> bool:
+    import numpy as np
+
+    a, b = line.get_xydata(), other.get_xydata()
+    return a.shape == b.shape and bool(np.allclose(a, b, equal_nan=True))
+
+
+def _label(line) -> str:
+    label = line.get_label()
+    return repr(label) if label and not label.startswith("_") else "an unlabelled line"
 
 
 def _figure_titles(fig) -> str:

@@ -1,0 +1,98 @@
+"""A rerun of the study beside the committed one, record by record: every number the rerun wrote with the number the
+study committed for it (pyserini's regressions are the model: each number with its expected value).
+
+``reproq run`` writes into its run folder (:func:`reproq.paths.output_dirs`) and ends with :func:`compare` of the
+notebooks it ran: per notebook, how many records are **identical**, **within float rounding** (at most
+:data:`ROUNDING` apart, relative to the committed value: another order of float sums), **moved** (with the largest
+moves beside the seeds' own spread, which says whether a move matters), **missing** from the rerun, and **new** in
+it. A record is paired with the committed one of the same notebook, file, keys, variant, seeds and data: a number on
+the synthetic stand-in is never paired with a real one. :func:`page` writes it as a Markdown page and an HTML page in
+the run folder.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reproq import atomic
+from reproq.report.verdicts import load_records
+from reproq.results import KEYS
+
+ROUNDING = 1e-9  # relative: what another order of float sums moves, and nothing a printed digit shows
+PAIRED = ["where", "file", *KEYS, "variant", "seeds", "synthetic"]
+KINDS = ("identical", "within float rounding", "moved", "missing", "new")
+
+
+def _frame(results_dir: Path, folders: list[str]) -> pd.DataFrame:
+    records = [r for folder in folders for r in load_records(results_dir, folder)]
+    frame = pd.DataFrame([{"where": r.config["where"], "file": r.config["file"], **{k: getattr(r, k) for k in KEYS},
+                           "variant": r.variant, "seeds": tuple(r.seeds), "synthetic": r.synthetic, "value": r.value}
+                          for r in records], columns=[*PAIRED, "value"])
+    frame["nth"] = frame.groupby(PAIRED, dropna=False).cumcount()  # records that share every key pair in order
+    return frame
+
+
+def compare(committed_dir: Path, rerun_dir: Path, folders: list[str]) -> pd.DataFrame:
+    """One row per record of the notebooks ``folders`` in either folder: its keys, the committed value, the rerun's,
+    rerun − committed, and its kind (:data:`KINDS`)."""
+    both = _frame(Path(committed_dir), folders).merge(_frame(Path(rerun_dir), folders), on=[*PAIRED, "nth"],
+                                                      how="outer", suffixes=(" committed", " rerun"), indicator=True)
+    both = both.rename(columns={"value committed": "committed", "value rerun": "rerun"})
+    both["rerun - committed"] = both["rerun"] - both["committed"]
+    close = (both["rerun - committed"].abs() <= ROUNDING * np.maximum(1.0, both["committed"].abs())) | (
+        both["committed"].isna() & both["rerun"].isna() & (both["_merge"] == "both"))
+    both["kind"] = np.select([both["_merge"] == "left_only", both["_merge"] == "right_only",
+                              both["rerun"].eq(both["committed"]) | (both["rerun"].isna() & both["committed"].isna()),
+                              close], ["missing", "new", "identical", "within float rounding"], "moved")
+    return both.drop(columns=["_merge", "nth"])
+
+
+def counts(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per notebook: how many records of each kind, and the largest |rerun − committed| of a moved one."""
+    table = pd.crosstab(pairs["where"], pairs["kind"]).reindex(columns=list(KINDS), fill_value=0)
+    moved = pairs[pairs["kind"] == "moved"]
+    table["largest move"] = moved.groupby("where")["rerun - committed"].apply(lambda d: d.abs().max())
+    return table.rename_axis(index="notebook", columns=None).reset_index()
+
+
+def largest_moves(pairs: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The ``n`` largest moves, each beside the committed seeds' own standard deviation for its keys (over the seeds
+    of the same record with one seed each; empty where it has none): a move inside it is no finding."""
+    committed = pairs[pairs["committed"].notna() & (pairs["seeds"].map(len) == 1)]
+    keys = [k for k in PAIRED if k != "seeds"]
+    sd = committed.groupby(keys, dropna=False)["committed"].std(ddof=1).rename("seeds' sd (committed)")
+    moved = pairs[pairs["kind"] == "moved"].copy()
+    moved["|move|"] = moved["rerun - committed"].abs()
+    moved = moved.nlargest(n, "|move|").join(sd, on=keys)
+    return moved[["where", "file", "method", "setting", "split", "metric", "seeds", "committed", "rerun",
+                  "rerun - committed", "seeds' sd (committed)"]].rename(columns={"where": "notebook"})
+
+
+def summary(pairs: pd.DataFrame) -> str:
+    """One line: the records compared and how many of each kind."""
+    total = pairs["kind"].value_counts()
+    return (f"{len(pairs)} records compared with the committed study: "
+            + ", ".join(f"{int(total.get(kind, 0))} {kind}" for kind in KINDS))
+
+
+def page(pairs: pd.DataFrame, run_dir: Path, *, title: str) -> tuple[Path, Path]:
+    """Write the comparison as ``comparison.md`` and ``comparison.html`` in ``run_dir``: the summary line, the counts
+    per notebook, the largest moves, and every record that moved, is missing or is new."""
+    shown = {"per notebook": counts(pairs), "largest moves": largest_moves(pairs),
+             "every record not identical": pairs[pairs["kind"] != "identical"].drop(columns=["where"])}
+    markdown = f"# {title}\n\n{summary(pairs)}.\n\n" + "".join(
+        f"## {name}\n\n{table.to_markdown(index=False, floatfmt='.6g') if len(table) else '(none)'}\n\n"
+        for name, table in shown.items())
+    body = "".join(f"<h2>{html.escape(name)}</h2>" + (
+        table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.6g}") if len(table) else "<p>(none)</p>")
+        for name, table in shown.items())
+    page_html = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head><body>"
+                 f"<h1>{html.escape(title)}</h1><p>{html.escape(summary(pairs))}.</p>{body}</body></html>\n")
+    md, htm = Path(run_dir) / "comparison.md", Path(run_dir) / "comparison.html"
+    atomic.write_text(md, markdown)
+    atomic.write_text(htm, page_html)
+    return md, htm

@@ -1,0 +1,70 @@
+"""reproq.report.rerun: a rerun of the study beside the committed one, record by record (issue 44: reproducing
+overwrote what it should be compared with)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import pytest
+
+from reproq import cli, paths
+from reproq.report import rerun
+from reproq.results import Record
+
+
+def write(root, values, *, synthetic=()):
+    """A results folder with one notebook and one file: MAP per (method, seed); ``synthetic``: methods on the
+    stand-in."""
+    folder = root / "04_trecqa_ctrn"
+    folder.mkdir(parents=True)
+    (folder / "tay2018_table6.jsonl").write_text("".join(
+        json.dumps(asdict(Record("tay2018", "Table 6", "trecqa", "test", method, "train=TRAIN", "MAP", value,
+                                 seeds=(seed,), synthetic=method in synthetic)), default=str) + "\n"
+        for (method, seed), value in values.items()))
+    return root
+
+
+COMMITTED = {("QRNN", 1): 0.75, ("QRNN", 2): 0.76, ("CTRN", 1): 0.74, ("CTRN", 2): 0.70, ("LSTM", 1): 0.72,
+             ("AP-CNN", 1): 0.65}
+
+
+def test_each_record_is_identical_within_rounding_moved_missing_or_new(tmp_path):
+    committed = write(tmp_path / "committed", COMMITTED)
+    again = write(tmp_path / "rerun", {("QRNN", 1): 0.75, ("QRNN", 2): 0.76 + 1e-13, ("CTRN", 1): 0.74,
+                                       ("CTRN", 2): 0.72, ("AP-CNN", 1): 0.65, ("BM25", 0): 0.71},
+                  synthetic={"AP-CNN"})  # on the stand-in: never paired with the real number
+    pairs = rerun.compare(committed, again, ["04_trecqa_ctrn"])
+    kinds = {(r["method"], r["seeds"]): r["kind"] for r in pairs.to_dict("records") if r["kind"] != "new"} | {
+        ("new", r["method"]): "new" for r in pairs.to_dict("records") if r["kind"] == "new"}
+    assert kinds == {("QRNN", (1,)): "identical", ("QRNN", (2,)): "within float rounding", ("CTRN", (1,)): "identical",
+                     ("CTRN", (2,)): "moved", ("LSTM", (1,)): "missing", ("AP-CNN", (1,)): "missing",
+                     ("new", "AP-CNN"): "new", ("new", "BM25"): "new"}
+    (row,) = rerun.counts(pairs).to_dict("records")
+    assert [row[k] for k in rerun.KINDS] == [2, 1, 1, 2, 2] and row["largest move"] == pytest.approx(0.02)
+    (move,) = rerun.largest_moves(pairs).to_dict("records")
+    assert move["method"] == "CTRN" and move["seeds' sd (committed)"] == pytest.approx(0.0283, abs=1e-4)
+    assert rerun.summary(pairs) == ("8 records compared with the committed study: 2 identical, 1 within float "
+                                    "rounding, 1 moved, 2 missing, 2 new")
+    md, html = rerun.page(pairs, tmp_path, title="This cpu run beside the committed study")
+    assert "| CTRN" in md.read_text() and "0.72" in md.read_text() and "<table" in html.read_text()
+
+
+def test_a_run_ends_with_the_comparison_and_leaves_the_committed_study_alone(tmp_path, monkeypatch, capsys):
+    """``reproq run`` (no --commit) writes its run folder, then compares what it ran with the committed records."""
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    write(tmp_path / "repo" / "results", COMMITTED)
+
+    def run(**options):
+        assert not paths.writes_committed()  # the notebooks would write the run folder
+        write(paths.output_dirs("cpu")[0], COMMITTED | {("CTRN", 2): 0.72})
+        yield cli.runner.Outcome("04_trecqa_ctrn", "ran", 1.0, tmp_path / "x.ipynb")
+
+    monkeypatch.setattr(cli.runner, "run", run)
+    assert cli.main(["run", "--only", "04"]) == 0
+    out = capsys.readouterr().out
+    assert "6 records compared with the committed study: 5 identical, 0 within float rounding, 1 moved" in out
+    assert (tmp_path / "build" / "runs" / "cpu" / "comparison.md").is_file()
+    assert json.loads((tmp_path / "repo" / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl").read_text()
+                      .splitlines()[3])["value"] == 0.70  # the committed number as it was
