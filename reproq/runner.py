@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -311,10 +312,11 @@ def _keep(executed: Path, kept: Path) -> None:
 def _named_folders() -> list[tuple[str, str]]:
     """The folders of this machine a notebook's outputs may name, each with what a kept copy says instead: the
     checkout (nothing: paths read from the clone's root), and those its variables put elsewhere (the data mirror, the
-    data and build folders: the variable's name). The longest first, so that a folder inside another is said as
+    data and build folders, the temporary folder a warning names a cell's file in: the variable's name). The longest first, so that a folder inside another is said as
     itself."""
     folders = [(str(paths.ROOT), ""), (paths.data_mirror(), "$REPROQ_DATA_MIRROR/"),
-               (str(paths.data_dir()), "$REPROQ_DATA/"), (str(paths.build_dir()), "$REPROQ_BUILD/")]
+               (str(paths.data_dir()), "$REPROQ_DATA/"), (str(paths.build_dir()), "$REPROQ_BUILD/"),
+               (tempfile.gettempdir(), "$TMPDIR/")]  # a warning's cell: the kernel's file of it
     inside = [f for f, said in folders if f and said and Path(f).is_relative_to(paths.ROOT)]
     named = [(f, said) for f, said in folders if f and f not in inside]
     return sorted(named, key=lambda pair: -len(pair[0]))
