@@ -66,8 +66,9 @@ def test_the_source_earns_full_marks(released, lab):
     assert grade.failures == {} and grade.score == grade.max_score >= 3
 
 
-def _wrong(lab: str) -> str:
-    cell_id, block, body, _, _ = WRONG[lab]
+def _wrong(lab: str, change: tuple[str, int, str] | None = None) -> str:
+    """The lab's source with one solution block replaced (``change``: cell, block, body; default ``WRONG[lab]``'s)."""
+    cell_id, block, body = change or WRONG[lab][:3]
     notebook = json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())
     cell = next(c for c in notebook["cells"] if c["metadata"]["nbgrader"]["grade_id"] == cell_id)
     source, blocks = "".join(cell["source"]), list(SOLUTION.finditer("".join(cell["source"])))
@@ -130,3 +131,26 @@ def test_a_class_is_graded_with_nbgraders_own_commands_in_the_course_folder(rele
 
     with Gradebook(f"sqlite:///{class_root / 'gradebook.db'}") as gradebook:  # the commands read the course's config
         assert gradebook.find_assignment(lab).course_id == course.SETTINGS["CourseDirectory"]["course_id"]
+
+
+# lab -> (solution cell, its block, a body that hands the work to reproq, the check that must fail)
+GAMING = {
+    "lab1_metrics": ("metrics", 0, "from reproq import metrics\n"
+                                   "return float(metrics.average_precision_score(ranked, -np.arange(len(ranked))))",
+                     "check_average_precision"),
+    "lab2_max_margin": ("loss", 0, "from reproq.train.objectives import max_margin_loss as theirs\n"
+                                   "return theirs(positive, negatives, mask, margin)", "check_loss"),
+}
+
+
+@pytest.mark.parametrize("lab", sorted(GAMING))
+def test_a_submission_that_calls_reproqs_own_implementation_scores_nothing_for_it(released, lab, tmp_path):
+    """Issue 44: a lab-1 submission that only called reproq.metrics scored 9/9."""
+    cell, block, body, check = GAMING[lab]
+    submission = tmp_path / "gamer.ipynb"
+    submission.write_text(_wrong(lab, (cell, block, body)))
+    grade = course.autograde(released[0], lab, submission)
+    assert check in grade.failures and "calls reproq's own" in grade.failures[check], grade.failures
+    assert "write it yourself" in grade.failures[check]
+    honest = course.autograde(released[0], lab, paths.LABS_DIR / lab / f"{lab}.ipynb", student="honest")
+    assert grade.score <= honest.score - 1  # the check's points are lost, the rest kept

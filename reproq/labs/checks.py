@@ -2,10 +2,18 @@
 the mistake it recognises — the answer a known wrong implementation would give is computed beside the right one.
 
 A check passes silently or raises ``AssertionError`` with a message meant for the student: what was expected, and
-(when the answer matches a known mistake) which mistake it looks like and how to mend it.
+(when the answer matches a known mistake) which mistake it looks like and how to mend it. A check runs the student's
+function with reproq's own implementation of what it asks for refused (:func:`asks`): a submission that hands the
+work to the library fails the check, and its cell scores nothing.
 """
 
 from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import inspect
+import sys
 
 import numpy as np
 import torch
@@ -16,6 +24,54 @@ from reproq.models.ctrn import CTRN, aligned_steps
 from reproq.models.qrnn import QRNNConfig, forget_mult_reference
 from reproq.models.rcnn import RCNN, RCNNConfig, rcnn_reference
 from reproq.train.objectives import max_margin_loss
+
+
+def asks(*modules: str):
+    """A check of the student's function (its first argument) that asks for what ``modules`` of reproq already
+    implement: while the student's function runs, every function and class those modules define, and every method of
+    those classes, raises ``AssertionError`` wherever reproq or the notebook holds it (:func:`_refused`); the check's
+    own reference numbers are computed outside that run, with the library intact."""
+    def decorate(check):
+        @functools.wraps(check)
+        def run(student, *args, **kwargs):
+            @functools.wraps(student)
+            def refused_library(*a, **k):
+                with _refused(modules, getattr(student, "__name__", "your function")):
+                    return student(*a, **k)
+
+            return check(refused_library, *args, **kwargs)
+
+        return run
+
+    return decorate
+
+
+@contextlib.contextmanager
+def _refused(modules, asked: str):
+    own = {}
+    for name in modules:
+        for value in vars(importlib.import_module(name)).values():
+            if (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == name:
+                own[id(value)] = value
+    holders = [m for n, m in list(sys.modules.items()) if n.startswith("reproq") or n == "__main__"]
+    patched = [(m, attr, value) for m in holders for attr, value in list(vars(m).items())
+               if own.get(id(value)) is value]
+    patched += [(cls, attr, value) for cls in own.values() if inspect.isclass(cls)
+                for attr, value in list(vars(cls).items()) if inspect.isfunction(value)]
+
+    def refusal(value):
+        def refuse(*args, **kwargs):
+            raise AssertionError(f"{asked} calls reproq's own {value.__module__}.{value.__qualname__}: the lab asks "
+                                 "you to write it yourself")
+        return refuse
+
+    for holder, attr, value in patched:
+        setattr(holder, attr, refusal(value))
+    try:
+        yield
+    finally:
+        for holder, attr, value in patched:
+            setattr(holder, attr, value)
 
 
 def _close(a, b, tol: float = 1e-5) -> bool:
@@ -41,6 +97,7 @@ def expect(got, expected, what: str, mistakes: dict[str, object] = (), tol: floa
 
 # --- Lab 1: MAP, MRR and P@k under Lei et al.'s protocol ---------------------------------------------------------
 
+@asks("reproq.metrics")
 def check_rank(rank) -> None:
     """``rank(labels, scores)`` -> the labels in rank order: score descending, ties in candidate order."""
     labels, scores = np.array([0, 1, 0, 1, 0]), np.array([0.5, 0.9, 0.5, 0.5, 0.1])
@@ -52,6 +109,7 @@ def check_rank(rank) -> None:
         "np.argsort(-scores, kind='stable'))": [1, 0, 1, 0, 0]})
 
 
+@asks("reproq.metrics")
 def check_average_precision(average_precision) -> None:
     """``average_precision(ranked_labels)`` for one query with at least one positive."""
     expect(average_precision([1, 0, 1, 0]), (1 + 2 / 3) / 2, "average_precision([1, 0, 1, 0])", {
@@ -66,12 +124,14 @@ def check_average_precision(average_precision) -> None:
                f"average_precision({y.tolist()})")
 
 
+@asks("reproq.metrics")
 def check_reciprocal_rank(reciprocal_rank) -> None:
     expect(reciprocal_rank([0, 0, 1, 1]), 1 / 3, "reciprocal_rank([0, 0, 1, 1])", {
         "ranks are counted from 0 here: the first candidate has rank 1": 1 / 2,
         "that is the last positive: MRR uses the first": 1 / 4})
 
 
+@asks("reproq.metrics")
 def check_precision_at_k(precision_at_k) -> None:
     expect(precision_at_k([1, 0, 1, 0, 0, 1], 5), 2 / 5, "precision_at_k([1, 0, 1, 0, 0, 1], k=5)", {
         "divided by the number of positives: P@k is the positive share of the top k": 2 / 3,
@@ -79,6 +139,7 @@ def check_precision_at_k(precision_at_k) -> None:
         "the top k + 1 were counted (an off-by-one in the slice)": 3 / 6})
 
 
+@asks("reproq.metrics")
 def check_evaluate(evaluate) -> None:
     """``evaluate(queries)`` -> {"MAP", "MRR", "P@1", "P@5"} over (labels, scores) pairs, Lei et al.'s protocol."""
     queries = [([0, 1, 0, 0, 1, 0], [3, 2, 1, 0, 5, 4]), ([1, 0, 0, 0, 0, 0], [1, 2, 3, 4, 5, 6]),
@@ -100,6 +161,7 @@ def check_bm25_row(scores: dict, paper: dict) -> None:
 
 # --- Lab 2: the max-margin loss on the hardest negative ----------------------------------------------------------
 
+@asks("reproq.train.objectives")
 def check_max_margin_loss(loss) -> None:
     """``loss(positive [N], negatives [N, K], mask [N, K], margin)`` -> a scalar tensor (Lei et al. §3)."""
     positive = torch.tensor([0.9, 0.2, 5.0])
@@ -167,6 +229,7 @@ def _rcnn_mistake(model: RCNN, x: torch.Tensor, mistake: str) -> torch.Tensor:
     return torch.stack(out, dim=1).detach()
 
 
+@asks("reproq.models.rcnn")
 def check_rcnn_step(step, seed: int = 0) -> None:
     """The student's step, run over a batch, against the library's fast path (``RCNN.forward``)."""
     model, x, mask = rcnn_example(seed)
@@ -182,6 +245,7 @@ def check_rcnn_step(step, seed: int = 0) -> None:
         "the output bias b is missing: h_t = tanh(c^(n)_t + b)": _rcnn_mistake(model, x, "no bias")}, tol=1e-4)
 
 
+@asks("reproq.models.rcnn")
 def check_rcnn_parameters(rcnn_parameters) -> None:
     """``rcnn_parameters(E, d, n)``: |θ| of the RCNN's equations; Lei et al. Table 3 prints 401K (E=200, d=400, n=2)."""
     for E, d, n in [(200, 400, 2), (6, 5, 3), (10, 4, 1)]:
@@ -209,6 +273,7 @@ def question_side(ltc_side, model: CTRN, x_q, x_a) -> torch.Tensor:
     return ltc_side(z, f, o, f_a, o_a, t_star.tolist())
 
 
+@asks("reproq.models.ctrn", "reproq.models.qrnn")
 def check_ltc_side(ltc_side, seed: int = 0) -> None:
     """The student's question side of Lightweight Temporal Crossing against the library's CTRN (CTRN-Q)."""
     model, x_q, mask_q, x_a, mask_a = ctrn_example(seed)
@@ -236,6 +301,7 @@ def check_ltc_side(ltc_side, seed: int = 0) -> None:
 
 # --- Lab 5: Rankine's CBOW baseline ------------------------------------------------------------------------------
 
+@asks("reproq.models.cbow", "reproq.models.pooling")
 def check_cbow(cbow) -> None:
     """``cbow(vectors [B, T, E], mask [B, T]) -> [B, E]``: the mean of each question's real words."""
     vectors = torch.arange(24.0).view(2, 3, 4)
