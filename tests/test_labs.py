@@ -135,11 +135,11 @@ def test_a_class_is_graded_with_nbgraders_own_commands_in_the_course_folder(rele
 
 # lab -> (solution cell, its block, a body that hands the work to reproq, the check that must fail)
 GAMING = {
-    "lab1_metrics": ("metrics", 0, "from reproq import metrics\n"
-                                   "return float(metrics.average_precision_score(ranked, -np.arange(len(ranked))))",
+    "lab1_metrics": ("metrics", 0, ("from reproq import metrics\n"
+                                    "return float(metrics.average_precision_score(ranked, -np.arange(len(ranked))))"),
                      "check_average_precision"),
-    "lab2_max_margin": ("loss", 0, "from reproq.train.objectives import max_margin_loss as theirs\n"
-                                   "return theirs(positive, negatives, mask, margin)", "check_loss"),
+    "lab2_max_margin": ("loss", 0, ("from reproq.train.objectives import max_margin_loss as theirs\n"
+                                    "return theirs(positive, negatives, mask, margin)"), "check_loss"),
 }
 
 
