@@ -105,7 +105,7 @@ def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str], *, kind: str 
     table = shown.to_html(index=False, escape=True, classes=kind, border=0)
     for verdict in (*verdicts.VERDICTS, verdicts.BESIDE):  # colour the verdicts (the cell text is escaped already)
         table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
-    return re.sub(r"&lt;a href=&quot;(.*?)&quot;&gt;(.*?)&lt;/a&gt;", r'<a href="\1">\2</a>', table)
+    return re.sub(r'&lt;a href=(?:&quot;|")(.*?)(?:&quot;|")&gt;(.*?)&lt;/a&gt;', r'<a href="\1">\2</a>', table)
 
 
 def _shaped_html(table: Path, notebook_links: dict[str, str]) -> str:

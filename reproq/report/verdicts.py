@@ -312,12 +312,19 @@ def paper_counts(counts: pd.DataFrame, paper: str) -> pd.DataFrame:
 
 
 def shown_value(paper: str, metric: str, value: float) -> str:
-    """A number as the paper prints it: ratio metrics as percentages for the papers that print them so."""
+    """A number as the paper prints it: ratio metrics as percentages for the papers that print them so; a value that
+    rounds to zero is printed without a sign (no ``-0.0``).
+
+    >>> shown_value("lei2016", "MRR", -0.0001), shown_value("tay2018", "MAP", -0.0001)
+    ('0.0', '0.000')
+    """
     if value != value:
         return ""
     if RATIO_METRIC.match(metric):
-        return f"{value * 100:.1f}" if paper in percent_papers() else f"{value:.3f}"
-    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+        text = f"{value * 100:.1f}" if paper in percent_papers() else f"{value:.3f}"
+    else:
+        text = f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+    return text[1:] if text.startswith("-") and float(text.replace(",", "")) == 0 else text
 
 
 def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
