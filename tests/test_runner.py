@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -67,7 +68,9 @@ def test_a_finished_run_keeps_its_executed_copy_beside_its_records_and_a_failed_
     kept = runner.kept_copy("smoke", notebook_dir / "00_ok.ipynb")
     assert kept == paths.output_dirs("smoke")[0] / "00_ok" / "00_ok.ipynb"
     # the same notebook, but for the folder it ran in (papermill's metadata names it), here outside the checkout
-    assert kept.read_text() == outcome.executed.read_text().replace(f"{paths.build_dir()}/", "$REPROQ_BUILD/")
+    # (and the temporary folder, where pytest's own folders are: the notebook's input path)
+    expected = outcome.executed.read_text().replace(f"{paths.build_dir()}/", "$REPROQ_BUILD/")
+    assert kept.read_text() == expected.replace(f"{tempfile.gettempdir()}/", "$TMPDIR/")
     assert "ran with 1" in kept.read_text() and str(paths.build_dir()) not in kept.read_text()
     write_notebook(notebook_dir / "00_ok.ipynb", "from reproq import paths; print(paths.ROOT / 'figures' / 'f.png'); "
                                                  "print(f'/elsewhere{paths.ROOT}/g.png')")
