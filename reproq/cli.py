@@ -22,13 +22,14 @@
                                                 <name>_<threads>thread.json (--commit: results/bench/)
     reproq gpu-check [--out FILE]               every encoder a few steps on the GPU beside the CPU, and timed;
                                                 without a GPU one line, exit 0
-    reproq scope [--write]                      what the study covers and what each notebook cost (--write: README)
+    reproq scope [--write]                      what the study covers and what each notebook cost (--write: the
+                                                README's and the guide's tables)
     reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
                                                 every table and figure with a computed verdict; --write also puts
-                                                the verdict counts and the findings into README.md, the site into
-                                                docs/ (committed: open docs/index.html), one page per paper into
-                                                results/<the report>/<paper>.md, the notebooks' reading cells and
-                                                a screenshot (Chromium) into figures/report/
+                                                the verdict counts and the findings into the README and the guide,
+                                                the site into docs/ (committed: open docs/index.html), one page per
+                                                paper into results/<the report>/<paper>.md, the notebooks' reading
+                                                cells and a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
     reproq labs --autograde LAB NOTEBOOK [--student ID]
@@ -217,10 +218,10 @@ def _scope(args) -> int:
     for block, markdown in tables.items():
         if not args.write:
             print(markdown)
-        elif scope.update_readme(paths.ROOT / "README.md", markdown, block=block):
-            print(f"updated the {block} table in {paths.ROOT / 'README.md'}")
+        elif updated := scope.update_block(markdown, block=block):
+            print(f"updated the {block} table in {updated.relative_to(paths.ROOT)}")
         else:
-            print(f"README.md's {block} table is up to date")
+            print(f"the {block} table is up to date")
     return 0
 
 
@@ -235,17 +236,16 @@ def _report(args) -> int:
     print(built.counts.to_string(index=False))
     print(f"report: {page}")
     if args.write:
-        if scope.update_readme(paths.ROOT / "README.md", verdicts.counts_markdown(built.counts, built.claims, built.rows),
-                               block="verdicts"):
-            print(f"updated the verdict counts in {paths.ROOT / 'README.md'}")
-        findings = readings.findings_markdown(built.results_dir)
-        if scope.update_readme(paths.ROOT / "README.md", findings, block="findings"):
-            print(f"updated the findings in {paths.ROOT / 'README.md'}")
+        blocks = {"verdicts": verdicts.counts_markdown(built.counts, built.claims, built.rows),
+                  "findings": readings.findings_markdown(built.results_dir)}
+        for block, markdown in blocks.items():
+            if updated := scope.update_block(markdown, block=block):
+                print(f"updated the {block} in {updated.relative_to(paths.ROOT)}")
         with runner.committing(True):  # --write: the committed study's pages
             report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
         for written in pages.write_pages(built, report_outputs):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
-        print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
+        print(f"the committed site: {site.publish(built, paths.DOCS_DIR).relative_to(paths.ROOT)}")
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
@@ -384,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     gpu.add_argument("--out", default=None, metavar="FILE", help="where the numbers go")
     gpu.set_defaults(func=_gpu_check)
     scope_command = commands.add_parser("scope", help="every table and figure of the papers, and what covers it")
-    scope_command.add_argument("--write", action="store_true", help="replace the scope table in README.md")
+    scope_command.add_argument("--write", action="store_true", help="replace the generated tables in the README and docs/guide/")
     scope_command.set_defaults(func=_scope)
 
     report_command = commands.add_parser("report",
@@ -392,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_argument("--out", default=None, metavar="DIR",
                                 help="where the site goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
-                                help="also the verdict counts and the findings into README.md, the papers' pages into "
+                                help="also the verdict counts and the findings into the README and docs/guide/, the site into docs/, the papers' pages into "
                                      "the report notebook's results folder and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
 

@@ -14,7 +14,7 @@ A failure names the notebook and the failing cell and stops the batch; what fini
 
 What each run cost — wall seconds, the kernel's peak resident memory (sampled), the thread count, the CPU — is
 recorded in ``pipeline_cost.json`` beside the profile's results (:func:`record_cost`); ``reproq scope --write``
-turns the committed one into the README's cost table. A run that writes the committed ``results/`` rewrites the
+turns the committed one into the guide's cost table. A run that writes the committed ``results/`` rewrites the
 notebook's reading cells from them (:mod:`reproq.report.readings`).
 """
 
@@ -184,7 +184,7 @@ def outputs_intact(outputs: Sequence[str]) -> bool:
 
 # One thread unless asked for more (--threads, or OMP_NUM_THREADS): the committed results were made with one, a run
 # repeats them only at the same count, and on a 2-core machine that is busy elsewhere two threads fight for one free
-# core (measured: README, "Threads").
+# core (measured: docs/guide/running.md, "Threads").
 DEFAULT_THREADS = 1
 
 

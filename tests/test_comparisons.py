@@ -20,9 +20,10 @@ def test_no_comparative_sentence_of_the_readme_or_the_notebooks_says_more_than_i
 
 @pytest.fixture
 def copy(tmp_path):
-    """A copy of the README and the notebooks, to plant sentences in."""
+    """A copy of the README, the guide's pages and the notebooks, to plant sentences in."""
     shutil.copytree(paths.ROOT / "notebooks", tmp_path / "notebooks")
     shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(paths.ROOT / paths.GUIDE, tmp_path / paths.GUIDE)
     return tmp_path
 
 

@@ -15,7 +15,9 @@ DOCS = paths.ROOT / "docs"
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """The site's files by name, but the guide's hand-written pages (``docs/guide/``), which no build makes."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.relative_to(root).parts[0] != paths.GUIDE.name}
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +32,17 @@ def test_the_committed_site_is_what_the_committed_records_give(rebuilt):
     assert sorted(committed) == sorted(fresh), "docs/ has other files than a build: run `reproq report --write`"
     stale = [name for name in fresh if not name.startswith("notebooks/") and committed[name] != fresh[name]]
     assert not stale, f"docs/ is stale ({', '.join(stale[:5])}): run `reproq report --write`"
+
+
+def test_a_publish_replaces_the_whole_site_but_keeps_the_guides_pages(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "guide" / "running.md").write_text("# Running\n")
+    (docs / "stale.html").write_text("from an earlier build")
+    site.publish(verdicts.build(), docs)
+    assert (docs / "guide" / "running.md").read_text() == "# Running\n"
+    assert not (docs / "stale.html").exists() and (docs / "index.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]  # no scratch or old build left beside it
 
 
 def test_every_link_and_figure_of_the_site_is_inside_it():

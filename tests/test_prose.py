@@ -33,10 +33,11 @@ def test_a_typed_result_is_counted_and_a_quoted_paper_number_is_not(copy):
 
 @pytest.fixture
 def copy(tmp_path):
-    """A copy of the README, the notebooks and the committed results, to plant numbers in."""
+    """A copy of the README, the guide's pages, the notebooks and the committed results, to plant numbers in."""
     for name in ("notebooks", "results"):
         shutil.copytree(paths.ROOT / name, tmp_path / name)
     shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(paths.ROOT / paths.GUIDE, tmp_path / paths.GUIDE)
     return tmp_path
 
 
@@ -46,6 +47,13 @@ def test_a_number_in_no_record_fails_in_the_readme(copy):
     # when a std of 0.0043 was printed there: the check's documented limit)
     readme.write_text(readme.read_text() + "\n- **TrecQA** (notebook 04): QRNN reaches 0.91357 MAP.\n")
     assert [t.text for t in prose.check(copy)] == ["0.91357"]
+
+
+def test_a_number_in_no_record_fails_in_a_guide_page(copy):
+    page = copy / paths.GUIDE / "running.md"
+    page.write_text(page.read_text() + "\n- **TrecQA** (notebook 04): QRNN reaches 0.91357 MAP.\n")
+    assert [(t.text, t.where.split(":")[0]) for t in prose.check(copy)] == [("0.91357", "docs/guide/running.md")]
+    assert "0.91357" in [t.text for t in prose.typed_results(copy)]
 
 
 def plant(root, notebook: str, text: str) -> None:

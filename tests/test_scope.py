@@ -134,29 +134,39 @@ def test_markdown_says_how_it_is_made_and_leaves_blanks(fake):
 README = "# Project\n\nintro\n<!-- scope:start -->\nold table\nold line\n<!-- scope:end -->\n\n## After\n"
 
 
-def test_update_readme_replaces_exactly_the_marked_block(tmp_path):
-    readme = tmp_path / "README.md"
+def test_update_block_replaces_exactly_the_marked_block_of_the_page_that_holds_it(tmp_path):
+    readme, guide = tmp_path / "README.md", tmp_path / "guide.md"
+    readme.write_text("# Project\n\nno block here\n")
+    guide.write_text(README)
+    assert scope.update_block("| new |\n", block="scope", pages=[readme, guide]) == guide
+    assert guide.read_text() == README.replace("old table\nold line\n", "| new |\n")
+    assert scope.update_block("| new |", block="scope", pages=[readme, guide]) is None  # unchanged: not rewritten
+    assert readme.read_text() == "# Project\n\nno block here\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "guide.md"]  # no temporary file left behind
     readme.write_text(README)
-    assert scope.update_readme(readme, "| new |\n") is True
-    assert readme.read_text() == README.replace("old table\nold line\n", "| new |\n")
-    assert scope.update_readme(readme, "| new |") is False  # unchanged: not rewritten
-    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]  # no temporary file left behind
+    with pytest.raises(ValueError, match="2 pages have it"):  # a block in two pages: which one is the current?
+        scope.update_block("| other |\n", block="scope", pages=[readme, guide])
 
 
 @pytest.mark.parametrize("text", ["# Project\nno markers\n", "<!-- scope:start -->\nonly a start\n",
                                   "<!-- scope:end -->\n<!-- scope:start -->\n"])
-def test_update_readme_refuses_a_file_without_markers(tmp_path, text):
+def test_update_block_refuses_a_page_without_markers(tmp_path, text):
     readme = tmp_path / "NOTES.md"
     readme.write_text(text)
     with pytest.raises(ValueError, match="NOTES.md"):
-        scope.update_readme(readme, "table\n")
+        scope.update_block("table\n", block="scope", pages=[readme])
     assert readme.read_text() == text
 
 
-def test_the_readme_shows_the_scope_of_the_committed_results():
-    """The README's scope table is the one the committed records give: regenerate it with `reproq scope --write`."""
+def _pages() -> str:
+    """The reader pages' text: the README and the guide's pages, where the generated blocks are."""
+    return "\n".join(page.read_text() for page in paths.reader_pages())
+
+
+def test_the_guide_shows_the_scope_of_the_committed_results():
+    """The guide's scope table is the one the committed records give: regenerate it with `reproq scope --write`."""
     markdown = scope.scope_markdown(scope.scope_table(), scope.beyond_the_papers())
-    assert markdown in (paths.ROOT / "README.md").read_text(), "README scope table is stale: run `reproq scope --write`"
+    assert markdown in _pages(), "the scope table is stale: run `reproq scope --write`"
 
 
 def test_cost_table_from_the_runners_file(tmp_path):
@@ -189,7 +199,7 @@ def test_cost_table_from_the_runners_file(tmp_path):
     assert "*" not in scope.cost_markdown(cost)
     readme = tmp_path / "README.md"
     readme.write_text("a\n<!-- scope:start -->\nold\n<!-- scope:end -->\n<!-- cost:start -->\nold\n<!-- cost:end -->\n")
-    assert scope.update_readme(readme, text, block="cost")
+    assert scope.update_block(text, block="cost", pages=[readme]) == readme
     assert "old\n<!-- scope:end -->" in readme.read_text() and "13.6" in readme.read_text()
     assert "not been run" in scope.cost_markdown(tmp_path / "missing.json")
 
@@ -218,7 +228,7 @@ def _block(text: str, name: str) -> str:
 
 def test_the_readmes_threads_block_is_the_benchmarks_file(tmp_path):
     """The README's thread ratios come from ``reproq bench threads``'s file; another measurement changes them."""
-    assert _block((paths.ROOT / "README.md").read_text(), "threads") == scope.threads_markdown(), \
+    assert _block(_pages(), "threads") == scope.threads_markdown(), \
         "run `reproq scope --write`"
     bench = json.loads((paths.ROOT / "results" / "bench" / "threads_1thread.json").read_text())
     bench["rows"][1]["seconds_per_step"] *= 2

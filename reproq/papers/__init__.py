@@ -12,7 +12,7 @@ data under one protocol.
 Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
 its settings at each profile (``SECTION`` and ``PROFILES``: :func:`profile` gathers them), its configurations at a
 profile's scale, its tables' builders and its figures' numbers, and the readings its notebooks' committed Markdown is
-generated from (``READINGS``, :mod:`reproq.report.readings`) and the README's findings that read them
+generated from (``READINGS``, :mod:`reproq.report.readings`) and the guide's findings that read them
 (``FINDINGS``). The modules are found, not listed: a new paper is a new module here and its notebook (which names
 its profile section and its checkpoint folder in its ``setup`` call). The figures are drawn in :mod:`reproq.figures`,
 one module per paper as here, outside the code a checkpoint is bound to; what several papers share (batches,
@@ -53,7 +53,7 @@ _KEYED = [*((m.PAPER.key, m) for m in MODULES),  # the modules that may have rea
           *((name, m) for name, m in _FOUND.items() if not hasattr(m, "PAPER") and hasattr(m, "READINGS"))]
 READINGS = {f"{key}.{name}": reading for key, module in _KEYED
             for name, reading in getattr(module, "READINGS", {}).items()}
-# the README's findings, in the order of their results folders (the notebooks' order): (finding, the name of its
+# the guide's findings, in the order of their results folders (the notebooks' order): (finding, the name of its
 # reading: "<paper>.<reading>", or "beside:<file>")
 FINDINGS: list[tuple[Finding, str]] = sorted(
     ((f, f.reading if f.reading.startswith(BESIDE_THE_PAPER) else f"{key}.{f.reading}")

@@ -229,7 +229,7 @@ def full_collection_reading(records: Sequence[Record], folder: Path) -> str:
 
 
 def summary_reading(records: Sequence[Record], folder: Path) -> str:
-    """Notebook 10 in short, for the README's findings: the split, the similarities' test Accuracy@10, the networks
+    """Notebook 10 in short, for the guide's findings: the split, the similarities' test Accuracy@10, the networks
     against TFIDF on test, how alike CNN alone's convolutional vectors become, and the speed."""
     at = _retrieval(records)
     return listed(records, PRINTED, [

@@ -5,7 +5,7 @@ Here: the paper's configurations at a profile's scale (:func:`lei_grid`: §6's g
 parameter counts, the gate figures' records (Figure 5; :mod:`reproq.question_retrieval.gates` reads the gates) and the
 pre-training figure's (Figure 3) with the "does pre-training help" table; :mod:`reproq.figures.lei2016` draws
 Figures 3–5. The committed words of notebooks 00, 03, 07 and 08 (``READINGS``, :mod:`reproq.report.readings`) and the
-README's findings of notebooks 00–03, 07, 08 and the encoder benchmark (``FINDINGS``) are written here too.
+the guide's findings of notebooks 00–03, 07, 08 and the encoder benchmark (``FINDINGS``) are written here too.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def pretraining_gain(records: Sequence[Record], models: Sequence[str], *, table:
     return pd.DataFrame(rows).round(2)
 
 
-# The committed words of notebooks 00, 03, 07 and 08 and the README's findings (reproq.report.readings): each reading
+# The committed words of notebooks 00, 03, 07 and 08 and the guide's findings (reproq.report.readings): each reading
 # is given the records of a notebook's results folder and the folder.
 
 def _saved_table(folder: Path, name: str) -> tuple[pd.DataFrame | None, bool]:
@@ -274,7 +274,7 @@ def untrained_reading(records: Sequence[Record], folder: Path) -> str:
 
 
 def max_pooling_reading(records: Sequence[Record], folder: Path) -> str:
-    """Notebook 03 in short, for the README: the max-pooling CNN untrained and trained, at the profile's epochs and in
+    """Notebook 03 in short, for the guide's findings: the max-pooling CNN untrained and trained, at the profile's epochs and in
     its longer run, beside the range of the other models' dev changes (numbers, no verdict)."""
     table, opening = _untrained(folder)
     if table is None:
@@ -441,17 +441,17 @@ def pretraining_reading(records: Sequence[Record], folder: Path) -> str:
 
 
 def pretraining_summary(records: Sequence[Record], folder: Path) -> str:
-    """Notebook 08 in short, for the README: :func:`pretraining_reading` with fine-tuning's MRR only and without the
+    """Notebook 08 in short, for the guide's findings: :func:`pretraining_reading` with fine-tuning's MRR only and without the
     best row's comparison."""
     return "\n".join(line for line in [_pretraining_opening(records), _perplexity_line(records, folder),
                                         *_figure3_lines(records, folder), *_gain_lines(records, ("MRR",))] if line)
 
 
-BENCH_MODELS = {"RCNN fast path": "rcnn", "our GRU": "gru"}  # the encoders the README's "Speed" sets beside nn.LSTM
+BENCH_MODELS = {"RCNN fast path": "rcnn", "our GRU": "gru"}  # the encoders the guide's "Speed" sets beside nn.LSTM
 
 
 def speed_reading(records: Sequence[Record], folder: Path) -> str:
-    """The README's "Speed", from the encoder benchmarks in ``folder`` (``results/bench``, :mod:`reproq.bench.encoders`;
+    """The guide's "Speed", from the encoder benchmarks in ``folder`` (``results/bench``, :mod:`reproq.bench.encoders`;
     no records): per file (thread count), the RCNN fast path's and our GRU's forward + backward throughput as a ratio
     to ``torch.nn.LSTM``'s — the median of the round-by-round ratios, their range beside — and the machine, load and
     code version the file records."""
@@ -473,7 +473,7 @@ def speed_reading(records: Sequence[Record], folder: Path) -> str:
             + "\n".join(lines))
 
 
-READINGS = {  # notebooks 00's, 03's, 07's and 08's committed words and the README's findings (reproq.report.readings)
+READINGS = {  # notebooks 00's, 03's, 07's and 08's committed words and the guide's findings (reproq.report.readings)
     "trained_vs_untrained": untrained_reading,
     "max_pooling": max_pooling_reading,
     "gates": gates_reading,
@@ -482,7 +482,7 @@ READINGS = {  # notebooks 00's, 03's, 07's and 08's committed words and the READ
     "speed": speed_reading,
 }
 
-FINDINGS = (  # the README's "What we have found so far" (reproq.report.readings.findings_markdown)
+FINDINGS = (  # the guide's "What we have found so far" (reproq.report.readings.findings_markdown)
     Finding("00_datasets", "Lei et al. Table 1, AskUbuntu's dev and test sets (notebook 00, the real `dev.txt` and "
             "`test.txt`): queries, annotated pairs and mean positives per query (data statistics)",
             "beside:lei2016_table1_eval_sets"),

@@ -19,7 +19,7 @@ KINDS = (RESULT, GIVEN, DATA, SIZE, CONFIGURATION, QUOTED)
 
 
 class Finding(NamedTuple):
-    """A bullet of the README's "What we have found so far" (``reproq report --write``): its lead words, typed and
+    """A bullet of the guide's "What we have found so far" (``reproq report --write``): its lead words, typed and
     holding no result number, and the reading that writes the numbers, given the records of ``results/<folder>/``:
     one of its module's ``READINGS``, or ``"beside:<file>"``, the numbers of the results file ``<file>`` beside the
     paper's with the report's verdicts (:func:`reproq.report.readings.beside_the_paper`)."""

@@ -168,7 +168,7 @@ def table1_reading(records: Sequence[Record], folder: Path) -> str:
 
 
 def summary_reading(records: Sequence[Record], folder: Path) -> str:
-    """Notebook 11 in short, for the README's findings: every row's dev MRR on one line, the paired comparisons, the
+    """Notebook 11 in short, for the guide's findings: every row's dev MRR on one line, the paired comparisons, the
     word weights against IDF."""
     return listed(records, PRINTED, ["- Dev MRR: " + "; ".join(_dev_mrr(records)) + ".",
                                      "- Paired by seed: " + "; ".join(said for said in _paired(records) if said) + ".",

@@ -4,7 +4,7 @@
 Here: the paper's in-domain and adaptation configurations at a profile's scale (:func:`smolyakov_config`,
 :func:`adaptation_config`), Table 6's parameter counts, and Table 7 and the numbers behind Figures 8–15 from the
 adaptation runs (:mod:`reproq.question_retrieval.adaptation`) and scores (:mod:`reproq.figures.smolyakov2017` draws
-the figures), and notebook 09's readings of them (:func:`table7_reading`; :func:`summary_reading`, the README's
+the figures), and notebook 09's readings of them (:func:`table7_reading`; :func:`summary_reading`, the guide's
 finding). Every AUC is pooled over all (query, candidate) pairs of the Android split: Table 7 reports the course
 meter's AUC and AUC(0.05) (``reproq.metrics.auc_score``), scikit-learn's McClish-standardised AUC(0.05) beside it
 under its own name.
@@ -424,7 +424,7 @@ def _prepared(records: Sequence[Record]) -> tuple[pd.DataFrame, list[Record]]:
 
 
 def summary_reading(records: Sequence[Record], folder: Path) -> str:
-    """The README's finding for notebook 09: TF-IDF against the paper and the in-domain reference, direct transfer
+    """The guide's finding for notebook 09: TF-IDF against the paper and the in-domain reference, direct transfer
     against TF-IDF, what adversarial λ does to the domain probe and to dev AUC(0.05) and which λ dev chose, and
     Experiment 3 with the highest and lowest learned representation."""
     means, paired = _prepared(records)
@@ -447,7 +447,7 @@ def table7_reading(records: Sequence[Record], folder: Path) -> str:
 
 READINGS = {"table7": table7_reading, "summary": summary_reading}  # notebook 09's words (reproq.report.readings)
 
-FINDINGS = (  # the README's "What we have found so far" (reproq.report.readings.findings_markdown)
+FINDINGS = (  # the guide's "What we have found so far" (reproq.report.readings.findings_markdown)
     Finding("03_pooling_body_smolyakov", "Smolyakov & Srikant's parameter counts of the built models (notebook 03; "
             "model sizes, not results; the CNN as Table 3 gives it, 200 filters for each kernel size 1–5, where the "
             "printed count and §6.1's budget of 450K would need fewer)", "beside:smolyakov2017_table6_params"),

@@ -667,7 +667,7 @@ def tests_lines(records: Sequence[Record], cases: Mapping[str, dict], ctrns: Seq
 
 
 def trecqa_finding(records: Sequence[Record], folder) -> str:
-    """The README's finding of notebook 04: Table 6's TEST MAP beside the paper's, what DEV chose, then every test of
+    """The guide's finding of notebook 04: Table 6's TEST MAP beside the paper's, what DEV chose, then every test of
     the notebook's readings in one line each (:func:`tests_lines`): the three alignments at the profile's budget, then
     at the paper's."""
     theirs = paper_numbers("tay2018").query("table == 'Table 6'")
@@ -683,7 +683,7 @@ def trecqa_finding(records: Sequence[Record], folder) -> str:
 
 
 def qatarliving_wikiqa_finding(records: Sequence[Record], folder) -> str:
-    """The README's finding of notebook 06: each trained model beside the paper's (:func:`models_line`) and every
+    """The guide's finding of notebook 06: each trained model beside the paper's (:func:`models_line`) and every
     test of the notebook's reading in one line each (:func:`tests_lines`)."""
     lines = []
     for (label, where), metrics in zip(QATARLIVING_WIKIQA_CASES.items(), (["P@1", "MAP"], ["MAP", "MRR"])):
@@ -721,7 +721,7 @@ def qatarliving_wikiqa_glance(records: Sequence[Record], folder) -> str:
 TRECQA_SETTINGS = tuple(where["setting"] for where in TRECQA_CASES.values())  # Table 6's TRAIN and TRAIN-ALL
 
 
-FINDINGS = (  # the README's "What we have found so far" (reproq.report.readings.findings_markdown)
+FINDINGS = (  # the guide's "What we have found so far" (reproq.report.readings.findings_markdown)
     Finding("00_datasets", "Tay et al. Table 3, TrecQA and QatarLiving (notebook 00; data statistics)",
             "beside:tay2018_table3"),
     Finding("01_lexical_baselines", "BM25 on TrecQA (notebook 01; Lucene's formula over the split's lower-cased "

@@ -1,6 +1,6 @@
 """The study's own comparative sentences, held to the test it applies to the papers.
 
-A sentence in the README or in a notebook's typed Markdown that compares two methods — *beats*, *outperforms*,
+A sentence in the README, a guide page or a notebook's typed Markdown that compares two methods — *beats*, *outperforms*,
 *above/below all*, *turns the sign*, *hardly differ*, *the largest gap* (:data:`COMPARATIVE`) — states what a paired
 test must show. :func:`check` finds each such sentence (outside generated blocks, code and the notebooks' generated
 reading cells, whose words come from the tests themselves) and accepts it when
@@ -96,10 +96,11 @@ def sentences(markdown: str) -> list[tuple[int, str]]:
 
 
 def check(root: Path | None = None) -> list[Unsupported]:
-    """Every comparative sentence of the README and of the notebooks' typed Markdown that the study's own paired test
-    does not support; empty when none."""
+    """Every comparative sentence of the reader pages (the README, the guide's pages) and of the notebooks' typed
+    Markdown that the study's own paired test does not support; empty when none."""
     root = Path(root or paths.ROOT)
-    found = [(f"README.md:{line}", s) for line, s in sentences((root / "README.md").read_text())]
+    found = [(f"{page.relative_to(root)}:{line}", s) for page in paths.reader_pages(root)
+             for line, s in sentences(page.read_text())]
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         found += [(where, s) for where, text in notebook_markdown(notebook) for _, s in sentences(text)]
     return [Unsupported(where, s, why) for where, s in found if (why := judge(s))]

@@ -1,9 +1,10 @@
-"""Numbers in prose: every decimal a reader reads in the README or in a notebook's Markdown is one the records hold.
+"""Numbers in prose: every decimal a reader reads in the README, the guide or a notebook's Markdown is one the records
+hold.
 
 A number typed into prose drifts from the records it describes when a notebook is run again; nothing else would
 notice. :func:`check` finds every typed decimal (:func:`typed_numbers`) and looks it up among the numbers of its
-*scope* (:func:`pool`): for a notebook, the files of its own ``results/<notebook>/`` folder; for the README, every
-file under ``results/``; for both, the papers' numbers (``paper_numbers.csv``) and the report's computed rows
+*scope* (:func:`pool`): for a notebook, the files of its own ``results/<notebook>/`` folder; for a paragraph of the
+README or of a guide page (:func:`reproq.paths.reader_pages`), the folders it names, or every file under ``results/``; for both, the papers' numbers (``paper_numbers.csv``) and the report's computed rows
 (gaps to the paper, the claims' paired differences and intervals). A typed number is *found* when a number of its
 scope, printed at the typed number's decimals, reads the same — directly or, a fraction (within ±1), as a percentage,
 with its sign.
@@ -259,8 +260,8 @@ def mentioned(text: str, folders: Iterable[str]) -> list[str]:
 
 
 def check(root: Path | None = None) -> list[Typed]:
-    """Every typed decimal of the README and of the notebooks' Markdown that its scope does not hold (module
-    docstring); empty when all are found."""
+    """Every typed decimal of the reader pages (the README, the guide's pages) and of the notebooks' Markdown that
+    its scope does not hold (module docstring); empty when all are found."""
     root = Path(root or paths.ROOT)
     results = root / "results"
     computed = report_pools(results)
@@ -269,17 +270,18 @@ def check(root: Path | None = None) -> list[Typed]:
     for extra in computed.values():
         everything = everything | extra
     missing = []
-    readme = (root / "README.md").read_text()
-    for first, text in paragraphs(GENERATED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), readme)):
-        named = mentioned(text, folders)
-        scope = everything if not named else pool([results / f for f in named]) | papers | computed[""]
-        for name in re.findall(r"results/([\w.-]+\.json)\b", text):  # a study-wide file it names (pipeline_wall.json)
-            if (results / name).is_file():
-                scope = scope | Pool(file_numbers(results / name))
-        for f in named:
-            scope = scope | computed.get(f, Pool())
-        missing += [Typed(t.text, f"README.md:{first + int(t.where) - 1}", t.line) for t in typed_numbers(text)
-                    if not scope.holds(t)]
+    for page in paths.reader_pages(root):
+        name = page.relative_to(root)
+        for first, text in paragraphs(_outside_generated(page)):
+            named = mentioned(text, folders)
+            scope = everything if not named else pool([results / f for f in named]) | papers | computed[""]
+            for file in re.findall(r"results/([\w.-]+\.json)\b", text):  # a study-wide file (pipeline_wall.json)
+                if (results / file).is_file():
+                    scope = scope | Pool(file_numbers(results / file))
+            for f in named:
+                scope = scope | computed.get(f, Pool())
+            missing += [Typed(t.text, f"{name}:{first + int(t.where) - 1}", t.line) for t in typed_numbers(text)
+                        if not scope.holds(t)]
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         folder = results / notebook.stem
         own = pool([folder]) | paper_pool(papers_of(folder)) | computed[""] | computed.get(notebook.stem, Pool())
@@ -288,15 +290,20 @@ def check(root: Path | None = None) -> list[Typed]:
     return missing
 
 
+def _outside_generated(page: Path) -> str:
+    """A reader page's text with its generated blocks blanked (their lines kept, so line numbers hold)."""
+    return GENERATED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), page.read_text())
+
+
 def typed_results(root: Path | None = None) -> list[Typed]:
-    """Every typed decimal of the README (outside its generated blocks) and of the notebooks' typed Markdown that is
-    not a number the papers print (exactly as printed, or as a percentage of one): a number that would describe this
-    study's own results by hand. The study has none: its results are generated (reading cells, the README's blocks),
+    """Every typed decimal of the reader pages (outside their generated blocks) and of the notebooks' typed Markdown
+    that is not a number the papers print (exactly as printed, or as a percentage of one): a number that would describe
+    this study's own results by hand. The study has none: its results are generated (reading cells, the pages' blocks),
     so that a changed digit fails a test; ``tests/test_prose.py`` prints the count."""
     root = Path(root or paths.ROOT)
     papers = paper_pool()
-    readme = GENERATED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), (root / "README.md").read_text())
-    typed = [Typed(t.text, f"README.md:{t.where}", t.line) for t in typed_numbers(readme)]
+    typed = [Typed(t.text, f"{page.relative_to(root)}:{t.where}", t.line) for page in paths.reader_pages(root)
+             for t in typed_numbers(_outside_generated(page))]
     typed += [t for notebook in sorted((root / "notebooks").glob("*.ipynb"))
               for where, text in notebook_markdown(notebook) for t in typed_numbers(text, where)]
     return [t for t in typed if not papers.holds(t)]

@@ -71,7 +71,7 @@ def beside_the_paper(records: list[Record], file: str) -> str:
 
 
 def findings_markdown(results_dir: Path) -> str:
-    """The README's "What we have found so far" (its ``findings`` block): one bullet per finding of
+    """The guide's "What we have found so far" (its ``findings`` block): one bullet per finding of
     :data:`reproq.papers.FINDINGS`, in the order of their folders, its lead words in bold, then its reading of
     ``results_dir/<folder>/`` indented under it (a reading's own list becomes a nested one)."""
     from reproq.papers import FINDINGS  # torch, as in render

@@ -276,33 +276,42 @@ def _whole_run(wall: dict) -> str:
             f"code {wall['code_version']}, finished {wall['finished']}")
 
 
-def update_readme(readme_path: Path, markdown: str, *, block: str = "scope") -> bool:
-    """Replace the text between the ``<!-- <block>:start -->`` and ``<!-- <block>:end -->`` lines (``scope``: the
-    coverage table, ``cost``: :func:`cost_markdown`'s).
+def update_block(markdown: str, *, block: str, pages: list[Path] | None = None) -> Path | None:
+    """Replace the text between the ``<!-- <block>:start -->`` and ``<!-- <block>:end -->`` lines of the one reader
+    page that holds them (``pages``, default :func:`reproq.paths.reader_pages`: the README and the guide's pages), so
+    a block can move between pages without its writer knowing (``scope``: the coverage table, ``cost``:
+    :func:`cost_markdown`'s, ``verdicts``, ``findings``, ...).
 
     Written atomically (a temporary file renamed over it), and only if the text changes.
 
     Returns
     -------
-    bool
-        Whether the file changed.
+    Path or None
+        The page, if it changed.
 
     Raises
     ------
     ValueError
-        If the file lacks either marker line, or they are out of order; the message names the file.
+        If no page, or more than one, has the start line; or the page lacks the end line after it (the message names
+        the page).
     """
-    readme_path = Path(readme_path)
     first, last = f"<!-- {block}:start -->", f"<!-- {block}:end -->"
-    text = readme_path.read_text()
+    pages = paths.reader_pages() if pages is None else [Path(p) for p in pages]
+    holding = [p for p in pages if first in (line.strip() for line in p.read_text().splitlines())]
+    if len(holding) != 1:
+        where = ", ".join(str(p) for p in holding) or ", ".join(str(p) for p in pages)
+        raise ValueError(f"{where}: needs one page with a '{first}' line followed by a '{last}' line "
+                         f"({len(holding)} pages have it)")
+    (page,) = holding
+    text = page.read_text()
     lines = text.splitlines(keepends=True)
     marks = [line.strip() for line in lines]
-    if first not in marks or last not in marks or marks.index(last) < marks.index(first):
-        raise ValueError(f"{readme_path}: needs a '{first}' line followed by a '{last}' line")
+    if last not in marks or marks.index(last) < marks.index(first):
+        raise ValueError(f"{page}: needs a '{first}' line followed by a '{last}' line")
     start, end = marks.index(first), marks.index(last)
     body = markdown if markdown.endswith("\n") or not markdown else markdown + "\n"
     new = "".join(lines[: start + 1]) + body + "".join(lines[end:])
     if new == text:
-        return False
-    write_text(readme_path, new)
-    return True
+        return None
+    write_text(page, new)
+    return page

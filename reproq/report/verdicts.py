@@ -67,7 +67,7 @@ SPREAD = 2.0  # standard deviations of the seeds
 
 def why(paper: str, data: str, dataset: str, elsewhere: str = "") -> str:
     """Why a row of ``paper`` is on the stand-in or not run (the paper's ``stand_in`` and ``unavailable``, facts about
-    the data: README "Data"; else, for a row not run, where its item's records are when none joins the paper's rows,
+    the data: docs/guide/data.md; else, for a row not run, where its item's records are when none joins the paper's rows,
     ``elsewhere``: :func:`reproq.report.scope.elsewhere`); blank for real data."""
     if data == "real":
         return ""
