@@ -3,6 +3,7 @@ when autograded headless; a deliberately wrong implementation fails a check whos
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -91,6 +92,12 @@ def test_a_wrong_implementation_fails_with_a_message_that_names_it(released, lab
     assert check in grade.failures and words in grade.failures[check], grade.failures
 
 
+def _hidden_lines(source: str) -> list[str]:
+    """The lines of a cell's hidden-test regions, without the markers."""
+    return [line.strip() for region in re.findall(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, re.S)
+            for line in region.splitlines() if line.strip()]
+
+
 def test_a_class_is_graded_with_nbgraders_own_commands_in_the_course_folder(released, tmp_path):
     """The instructor's path of the README: submissions collected into ``submitted/<student>/<lab>/``, then
     ``nbgrader autograde``, ``generate_feedback`` and ``export`` run in the course folder (its nbgrader_config.py)."""
@@ -127,6 +134,15 @@ def test_a_class_is_graded_with_nbgraders_own_commands_in_the_course_folder(rele
     feedback = {student: class_root / "feedback" / student / lab / f"{lab}.html" for student in submissions}
     assert all(page.is_file() for page in feedback.values())
     assert WRONG[lab][4] in feedback["bob"].read_text() and WRONG[lab][4] not in feedback["ada"].read_text()
+    # the hidden tests are not in the feedback (nbgrader's default shows them): neither their code nor, in a failed
+    # one's traceback, the lines around its assert; their messages are
+    hidden = [line for cell in json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())["cells"]
+              for line in _hidden_lines("".join(cell["source"]))]
+    assert len(hidden) >= 3
+    for page in feedback.values():
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+        shown = [line for line in hidden if line.rsplit(', "', 1)[0] in text]
+        assert not shown and "HIDDEN TESTS" not in text, f"{page.parent.parent.name}'s feedback shows {shown[:2]}"
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{class_root / 'gradebook.db'}") as gradebook:  # the commands read the course's config
@@ -154,3 +170,27 @@ def test_a_submission_that_calls_reproqs_own_implementation_scores_nothing_for_i
     assert "write it yourself" in grade.failures[check]
     honest = course.autograde(released[0], lab, paths.LABS_DIR / lab / f"{lab}.ipynb", student="honest")
     assert grade.score <= honest.score - 1  # the check's points are lost, the rest kept
+
+
+
+def test_what_students_install_holds_no_solution_and_no_hidden_test(tmp_path):
+    """Issue 44: students install the package (a wheel, or pip from the repository), never a clone: the wheel holds no
+    file of ``labs/source/``, no notebook, and no line of a hidden test of any lab. (The library's own implementations
+    of what the labs ask for are in it by nature: the checks compare against them, and refuse a submission that calls
+    them, ``checks.asks``.)"""
+    import subprocess
+    import sys
+    import zipfile
+
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(tmp_path), str(paths.ROOT)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (wheel,) = tmp_path.glob("reproq-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        members = {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
+    assert not [name for name in members if name.startswith("labs/") or "/source/" in name or name.endswith(".ipynb")]
+    hidden = {line for lab in LABS for cell in json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())["cells"]
+              for line in _hidden_lines("".join(cell["source"]))}
+    assert len(hidden) >= 10
+    leaked = {line: name for name, text in members.items() for line in hidden if line in text}
+    assert not leaked, f"the wheel holds lines of the labs' hidden tests: {list(leaked.items())[:3]}"

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,11 @@ def labs() -> list[str]:
 
 # the course's nbgrader settings, here and in the ``nbgrader_config.py`` an instructor's own nbgrader commands read
 SETTINGS = {"CourseDirectory": {"course_id": "reproq"},
-            "ExecutePreprocessor": {"timeout": 600}}  # seconds per cell: a lab trains a small model
+            "ExecutePreprocessor": {"timeout": 600},  # seconds per cell: a lab trains a small model
+            # a student's feedback without the hidden tests (nbgrader's default shows them): reproq.labs.feedback
+            "GenerateFeedback": {"preprocessors": ["nbgrader.preprocessors.GetGrades",
+                                                   "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+                                                   "reproq.labs.feedback.HiddenTestsKept"]}}
 CONFIG_FILE = "nbgrader_config.py"
 
 
@@ -106,10 +111,14 @@ def autograde(course: Path, lab: str, submission: Path, *, student: str | None =
     target = course / "submitted" / student / lab / f"{lab}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(submission, target)
-    _checked(_api(course).autograde(lab, student, force=True), f"autograde {lab} for {student}")
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        graded = gradebook.find_submission(lab, student)
-        score, max_score = graded.score, graded.max_score
+    with warnings.catch_warnings():
+        # nbgrader's gradebook adds a new submission in a way SQLAlchemy warns about ("Object of type
+        # <SubmittedAssignment> not in session"), three times a grading; harmless: the submission is saved
+        warnings.filterwarnings("ignore", message="Object of type <Submitted")
+        _checked(_api(course).autograde(lab, student, force=True), f"autograde {lab} for {student}")
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+            graded = gradebook.find_submission(lab, student)
+            score, max_score = graded.score, graded.max_score
     graded_notebook = json.loads((course / "autograded" / student / lab / f"{lab}.ipynb").read_text())
     failures = {}
     for cell in graded_notebook["cells"]:
