@@ -5,7 +5,7 @@ TORCH ?= torch==2.13.0
 PROFILE ?= cpu
 BIN = $(VENV)/bin
 
-.PHONY: setup test test-fast reproduce report labs lab
+.PHONY: setup test test-fast reproduce report labs lab lock
 
 setup: $(VENV)/.installed
 
@@ -15,12 +15,29 @@ setup: $(VENV)/.installed
 # index (and any local wheels it is configured with). `make setup TORCH_INDEX=` for the default index alone.
 TORCH_INDEX ?= $(if $(filter Linux,$(shell uname -s)),$(if $(shell command -v nvidia-smi 2>/dev/null),,https://download.pytorch.org/whl/cpu))
 
-$(VENV)/.installed: pyproject.toml
+# then every other package at the version and hashes of requirements.lock (Linux x86_64, CPython 3.11: what the
+# committed records ran on), and reproq itself; elsewhere, or `make setup LOCK=`, within pyproject.toml's bounds
+LOCKED_PLATFORM := $(and $(filter Linux,$(shell uname -s)),$(filter x86_64,$(shell uname -m)),$(filter 3.11,$(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)))
+LOCK ?= $(if $(LOCKED_PLATFORM),requirements.lock)
+
+$(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(if $(LOCK),$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK),@echo "make setup: no lock for this platform (requirements.lock is for Linux x86_64, CPython 3.11): installing within pyproject.toml's bounds")
+	$(BIN)/python -m pip install --quiet $(if $(LOCK),--no-deps) -e ".[dev]"
 	touch $@
+
+# refresh requirements.lock: the newest versions within pyproject.toml's bounds, for Linux x86_64 and CPython 3.11,
+# torch left out (the override drops it and what only it needs: the TORCH pin installs them); then `make setup` and
+# the tests, and say in the commit what moved
+lock: setup
+	$(BIN)/python -m pip install --quiet uv
+	printf "torch; sys_platform == 'never'\n" > $(VENV)/lock-overrides.txt
+	$(BIN)/uv pip compile --quiet pyproject.toml --extra dev --generate-hashes --python-version 3.11.7 \
+		--python-platform x86_64-manylinux_2_28 --override $(VENV)/lock-overrides.txt --no-header -o requirements.lock.new
+	{ sed -n '1,4p' requirements.lock; cat requirements.lock.new; } > requirements.lock.tmp
+	rm requirements.lock.new && mv requirements.lock.tmp requirements.lock
 
 test: setup
 	$(BIN)/python -m pytest -q
