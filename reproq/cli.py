@@ -245,7 +245,7 @@ def _report(args) -> int:
             report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
         for written in pages.write_pages(built, report_outputs):
             print(f"paper page: {written.relative_to(paths.ROOT)}")
-        print(f"the committed site: {site.publish(built, paths.DOCS_DIR).relative_to(paths.ROOT)}")
+        print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")

@@ -23,15 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = ROOT / "notebooks"
 LABS_DIR = ROOT / "labs" / "source"  # the course labs, nbgrader sources (reproq.labs.course)
 PAPER_NUMBERS_CSV = Path(__file__).resolve().parent / "paper_numbers.csv"
-DOCS_DIR = ROOT / "docs"  # the committed site (reproq report --write), and the guide's hand-written pages in it
-GUIDE = Path("docs") / "guide"  # the guide's Markdown pages, relative to a checkout's root: kept by every publish
-
-
-def reader_pages(root: Path | None = None) -> list[Path]:
-    """The pages people write for readers, where prose, generated blocks and links are checked: the README first,
-    then the guide's pages (``docs/guide/*.md``) in name order."""
-    root = Path(root or ROOT)
-    return [root / "README.md", *sorted((root / GUIDE).glob("*.md"))]
 
 
 def _folder(variable: str, default: Path) -> Path:

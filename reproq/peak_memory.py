@@ -7,7 +7,7 @@ sweep, :func:`reproq.train.grid.run_grid`).
 Where the system keeps a process's peak (Linux: ``VmHWM`` in ``/proc/<pid>/status``), that is what is read every
 ``every`` seconds, so a peak between two looks still counts; the peak of this process is reset on entry
 (``/proc/self/clear_refs``). Elsewhere the current resident memory is sampled, which can miss a peak shorter than
-``every``; so was every peak recorded before this module read Linux's (the guide's cost table marks them). Kept
+``every``; so was every peak recorded before this module read Linux's (the README's cost table marks them). Kept
 peaks move between runs too: notebook 07's kernel peaked at 1,329 MB run after notebook 02 and at 2,274 MB run
 alone (`reproq run --only`, 2026-11-24; cause not found). Children's peaks are summed, each its own: an upper
 bound when several peak at different times (a notebook's kernel is one child). Measurements of this process that

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from reproq import paths
-from reproq.report import comparisons
+from reproq.report import comparisons, guide
 from tests.test_prose import plant
 
 
@@ -23,7 +23,7 @@ def copy(tmp_path):
     """A copy of the README, the guide's pages and the notebooks, to plant sentences in."""
     shutil.copytree(paths.ROOT / "notebooks", tmp_path / "notebooks")
     shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
-    shutil.copytree(paths.ROOT / paths.GUIDE, tmp_path / paths.GUIDE)
+    shutil.copytree(paths.ROOT / guide.GUIDE, tmp_path / guide.GUIDE)
     return tmp_path
 
 

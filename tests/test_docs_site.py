@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reproq import paths
-from reproq.report import site, verdicts
+from reproq.report import guide, site, verdicts
 
 DOCS = paths.ROOT / "docs"
 
@@ -17,7 +17,7 @@ DOCS = paths.ROOT / "docs"
 def _files(root: Path) -> dict[str, bytes]:
     """The site's files by name, but the guide's hand-written pages (``docs/guide/``), which no build makes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.relative_to(root).parts[0] != paths.GUIDE.name}
+            if p.is_file() and p.relative_to(root).parts[0] != guide.GUIDE.name}
 
 
 @pytest.fixture(scope="module")

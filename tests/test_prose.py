@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from reproq import paths
-from reproq.report import prose
+from reproq.report import guide, prose
 
 
 def test_every_typed_number_of_the_readme_and_the_notebooks_is_in_the_records():
@@ -37,7 +37,7 @@ def copy(tmp_path):
     for name in ("notebooks", "results"):
         shutil.copytree(paths.ROOT / name, tmp_path / name)
     shutil.copy(paths.ROOT / "README.md", tmp_path / "README.md")
-    shutil.copytree(paths.ROOT / paths.GUIDE, tmp_path / paths.GUIDE)
+    shutil.copytree(paths.ROOT / guide.GUIDE, tmp_path / guide.GUIDE)
     return tmp_path
 
 
@@ -50,7 +50,7 @@ def test_a_number_in_no_record_fails_in_the_readme(copy):
 
 
 def test_a_number_in_no_record_fails_in_a_guide_page(copy):
-    page = copy / paths.GUIDE / "running.md"
+    page = copy / guide.GUIDE / "running.md"
     page.write_text(page.read_text() + "\n- **TrecQA** (notebook 04): QRNN reaches 0.91357 MAP.\n")
     assert [(t.text, t.where.split(":")[0]) for t in prose.check(copy)] == [("0.91357", "docs/guide/running.md")]
     assert "0.91357" in [t.text for t in prose.typed_results(copy)]

@@ -9,7 +9,7 @@ import pytest
 
 from reproq import paths, runner
 from reproq.notebook_json import readings_only
-from reproq.report import readings
+from reproq.report import guide, readings
 from reproq.report.verdicts import load_records
 from reproq.results import claim
 
@@ -77,7 +77,7 @@ def test_a_notebook_whose_readings_alone_changed_is_not_a_code_change():
 
 def test_the_readmes_findings_are_what_the_committed_records_give():
     """The README's "What we have found so far" is the generated ``findings`` block, every finding's reading current."""
-    text = "\n".join(page.read_text() for page in paths.reader_pages())
+    text = "\n".join(page.read_text() for page in guide.reader_pages())
     block = text.split("<!-- findings:start -->\n", 1)[1].split("<!-- findings:end -->", 1)[0]
     assert block.strip() == readings.findings_markdown(paths.ROOT / "results").strip(), \
         "the README's findings are stale: run `reproq report --write`"

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from reproq import paths
+from reproq.report import guide
 
-GUIDE = paths.ROOT / paths.GUIDE
+GUIDE = paths.ROOT / guide.GUIDE
 
 
 def test_the_file_table_names_every_module_and_only_existing_files():
@@ -30,7 +31,7 @@ def test_the_reliability_counts_are_the_bad_input_corpus():
 def test_every_test_a_page_names_exists():
     # a promise names the test that holds it: `tests/x.py::test_y`, and `…::test_z` for another test of the same file
     named = []
-    for page in paths.reader_pages():
+    for page in guide.reader_pages():
         current = None
         for path, name in re.findall(r"`(?:(tests/[\w/]+\.py)|…)::(test_\w+)`", page.read_text()):
             current = path or current
@@ -50,7 +51,7 @@ def test_every_file_and_heading_a_page_links_exists():
     """Links to files of the repository (the papers' pages, each notebook's executed copy, the report's picture, the
     guide's pages), each read from its page's folder, and the heading an anchor names."""
     linked, missing = 0, []
-    for page in paths.reader_pages():
+    for page in guide.reader_pages():
         for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
             if target.startswith(("http://", "https://", "mailto:")):
                 continue
@@ -73,8 +74,8 @@ def test_the_readmes_first_screen_is_the_first_hour_and_the_rest_is_in_the_guide
     assert "](docs/index.html)" in first_screen
     assert re.search(r"```bash\nmake reproduce [^\n]*\nmake test [^\n]*\n```", first_screen)
     readme = "\n".join(lines)
-    unlinked = [p.name for p in paths.reader_pages()[1:] if f"](docs/guide/{p.name})" not in readme]
-    assert len(paths.reader_pages()) > 5 and not unlinked, f"guide pages the README does not link: {unlinked}"
+    unlinked = [p.name for p in guide.reader_pages()[1:] if f"](docs/guide/{p.name})" not in readme]
+    assert len(guide.reader_pages()) > 5 and not unlinked, f"guide pages the README does not link: {unlinked}"
 
 
 def test_the_licence_and_the_citation_are_there_and_agree_with_the_package():

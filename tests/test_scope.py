@@ -10,7 +10,7 @@ import pytest
 from reproq import paths
 from reproq.peak_memory import KEPT_PEAK
 from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, QUOTED, RESULT, SIZE
-from reproq.report import scope
+from reproq.report import guide, scope
 
 NUMBERS = """paper,seed_file,table,dataset,split,method,setting,metric,value,note
 lei2016,x.txt,Table 2,askubuntu,dev,BM25,pooling=-,MAP,52.0,
@@ -160,7 +160,7 @@ def test_update_block_refuses_a_page_without_markers(tmp_path, text):
 
 def _pages() -> str:
     """The reader pages' text: the README and the guide's pages, where the generated blocks are."""
-    return "\n".join(page.read_text() for page in paths.reader_pages())
+    return "\n".join(page.read_text() for page in guide.reader_pages())
 
 
 def test_the_guide_shows_the_scope_of_the_committed_results():

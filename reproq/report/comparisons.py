@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reproq import paths
+from reproq.report import guide
 from reproq.report.prose import CODE, GENERATED, notebook_markdown, paragraphs
 
 COMPARATIVE = re.compile(
@@ -99,7 +100,7 @@ def check(root: Path | None = None) -> list[Unsupported]:
     """Every comparative sentence of the reader pages (the README, the guide's pages) and of the notebooks' typed
     Markdown that the study's own paired test does not support; empty when none."""
     root = Path(root or paths.ROOT)
-    found = [(f"{page.relative_to(root)}:{line}", s) for page in paths.reader_pages(root)
+    found = [(f"{page.relative_to(root)}:{line}", s) for page in guide.reader_pages(root)
              for line, s in sentences(page.read_text())]
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         found += [(where, s) for where, text in notebook_markdown(notebook) for _, s in sentences(text)]

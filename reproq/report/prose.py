@@ -4,7 +4,7 @@ hold.
 A number typed into prose drifts from the records it describes when a notebook is run again; nothing else would
 notice. :func:`check` finds every typed decimal (:func:`typed_numbers`) and looks it up among the numbers of its
 *scope* (:func:`pool`): for a notebook, the files of its own ``results/<notebook>/`` folder; for a paragraph of the
-README or of a guide page (:func:`reproq.paths.reader_pages`), the folders it names, or every file under ``results/``; for both, the papers' numbers (``paper_numbers.csv``) and the report's computed rows
+README or of a guide page (:func:`reproq.report.guide.reader_pages`), the folders it names, or every file under ``results/``; for both, the papers' numbers (``paper_numbers.csv``) and the report's computed rows
 (gaps to the paper, the claims' paired differences and intervals). A typed number is *found* when a number of its
 scope, printed at the typed number's decimals, reads the same — directly or, a fraction (within ±1), as a percentage,
 with its sign.
@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from reproq import paths
-from reproq.report import readings, verdicts
+from reproq.report import guide, readings, verdicts
 
 # A decimal number as prose writes it: optional sign (ASCII or Unicode minus), thousands separators, a fraction.
 NUMBER = re.compile(r"(?<![\w.,])([-−+]?)(\d{1,3}(?:,\d{3})+|\d+)\.(\d+)(?![\w]|\.\d)")
@@ -270,7 +270,7 @@ def check(root: Path | None = None) -> list[Typed]:
     for extra in computed.values():
         everything = everything | extra
     missing = []
-    for page in paths.reader_pages(root):
+    for page in guide.reader_pages(root):
         name = page.relative_to(root)
         for first, text in paragraphs(_outside_generated(page)):
             named = mentioned(text, folders)
@@ -302,7 +302,7 @@ def typed_results(root: Path | None = None) -> list[Typed]:
     so that a changed digit fails a test; ``tests/test_prose.py`` prints the count."""
     root = Path(root or paths.ROOT)
     papers = paper_pool()
-    typed = [Typed(t.text, f"{page.relative_to(root)}:{t.where}", t.line) for page in paths.reader_pages(root)
+    typed = [Typed(t.text, f"{page.relative_to(root)}:{t.where}", t.line) for page in guide.reader_pages(root)
              for t in typed_numbers(_outside_generated(page))]
     typed += [t for notebook in sorted((root / "notebooks").glob("*.ipynb"))
               for where, text in notebook_markdown(notebook) for t in typed_numbers(text, where)]

@@ -19,6 +19,7 @@ from reproq.atomic import write_text
 from reproq.papers import PAPERS
 from reproq.papers.paper import DATA, GIVEN, QUOTED, RESULT
 from reproq.peak_memory import KEPT_PEAK
+from reproq.report import guide
 from reproq.results.tables import printed_numbers
 
 ROW_KEYS = ["dataset", "split", "method", "setting"]
@@ -278,7 +279,7 @@ def _whole_run(wall: dict) -> str:
 
 def update_block(markdown: str, *, block: str, pages: list[Path] | None = None) -> Path | None:
     """Replace the text between the ``<!-- <block>:start -->`` and ``<!-- <block>:end -->`` lines of the one reader
-    page that holds them (``pages``, default :func:`reproq.paths.reader_pages`: the README and the guide's pages), so
+    page that holds them (``pages``, default :func:`reproq.report.guide.reader_pages`: the README and the guide's pages), so
     a block can move between pages without its writer knowing (``scope``: the coverage table, ``cost``:
     :func:`cost_markdown`'s, ``verdicts``, ``findings``, ...).
 
@@ -296,7 +297,7 @@ def update_block(markdown: str, *, block: str, pages: list[Path] | None = None) 
         the page).
     """
     first, last = f"<!-- {block}:start -->", f"<!-- {block}:end -->"
-    pages = paths.reader_pages() if pages is None else [Path(p) for p in pages]
+    pages = guide.reader_pages() if pages is None else [Path(p) for p in pages]
     holding = [p for p in pages if first in (line.strip() for line in p.read_text().splitlines())]
     if len(holding) != 1:
         where = ", ".join(str(p) for p in holding) or ", ".join(str(p) for p in pages)

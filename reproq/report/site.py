@@ -27,7 +27,7 @@ import pandas as pd
 
 from reproq import atomic, paths
 from reproq.papers import PAPERS, side_by_side
-from reproq.report import items, verdicts
+from reproq.report import guide, items, verdicts
 from reproq.results.records import code_version
 from reproq.report.scope import scope_table
 
@@ -293,15 +293,15 @@ def publish(built: verdicts.Report, docs_dir: Path) -> Path:
     """The committed site: the report of the committed records (:func:`build_site`, unstamped, so that the same
     records give the same files) in ``docs_dir`` as a static host serves it (GitHub Pages: ``.nojekyll``), built
     beside it and put in its place whole, so no file of an earlier build stays but the guide's hand-written pages
-    (``docs_dir/guide``, :data:`reproq.paths.GUIDE`), carried into the new build; returns its page."""
+    (``docs_dir/guide``, :data:`reproq.report.guide.GUIDE`), carried into the new build; returns its page."""
     docs_dir = Path(docs_dir)
     scratch = docs_dir.with_name(f".{docs_dir.name}.building")
     shutil.rmtree(scratch, ignore_errors=True)
     build_site(scratch, built, stamped=False)
     (scratch / ".nojekyll").write_text("")
-    guide = docs_dir / paths.GUIDE.name
-    if guide.is_dir():
-        shutil.copytree(guide, scratch / guide.name)
+    pages = docs_dir / guide.GUIDE.name
+    if pages.is_dir():
+        shutil.copytree(pages, scratch / pages.name)
     old = docs_dir.with_name(f".{docs_dir.name}.old")
     shutil.rmtree(old, ignore_errors=True)
     if docs_dir.exists():
