@@ -139,7 +139,7 @@ def _where_outputs_go(profile: str, commit: bool) -> None:
 
 
 def _run(args) -> int:
-    ran = []
+    covered = []
     try:
         parameters = dict(_parse_param(p) for p in args.param)
         _where_outputs_go(args.profile, args.commit)
@@ -150,14 +150,16 @@ def _run(args) -> int:
             if outcome.status == "started":
                 print(f"started  {outcome.notebook}  {outcome.message}", flush=True)
                 continue
-            ran += [outcome.notebook] * (outcome.status == "ran")
+            # what the run folder holds of this run: a notebook run now, or one current there from a run before
+            # (a `make reproduce` stopped and started again compares the whole study, not only what ran the 2nd time)
+            covered += [outcome.notebook] * (outcome.status in ("ran", "skipped"))
             note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except runner.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
-    if ran and args.profile != "smoke" and not args.commit:
-        _compare_with_the_study(args.profile, ran)
+    if covered and args.profile != "smoke" and not args.commit:
+        _compare_with_the_study(args.profile, covered)
     return 0
 
 

@@ -68,3 +68,20 @@ def test_a_run_ends_with_the_comparison_and_leaves_the_committed_study_alone(tmp
     assert (tmp_path / "build" / "runs" / "cpu" / "comparison.md").is_file()
     assert json.loads((tmp_path / "repo" / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl").read_text()
                       .splitlines()[3])["value"] == 0.70  # the committed number as it was
+
+
+def test_a_run_started_again_compares_what_it_found_current_as_well(tmp_path, monkeypatch, capsys):
+    """A ``make reproduce`` stopped part-way and started again skips the notebooks already current in its run folder;
+    its comparison still covers them (the whole study), not only the notebooks run the second time."""
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    write(tmp_path / "repo" / "results", COMMITTED)
+    write(paths.output_dirs("cpu")[0], COMMITTED | {("CTRN", 2): 0.72})  # the first run's records
+
+    def run(**options):
+        yield cli.runner.Outcome("04_trecqa_ctrn", "skipped", 0.0, tmp_path / "x.ipynb", "inputs unchanged")
+
+    monkeypatch.setattr(cli.runner, "run", run)
+    assert cli.main(["run"]) == 0
+    assert "6 records compared with the committed study: 5 identical, 0 within float rounding, 1 moved" in (
+        capsys.readouterr().out)

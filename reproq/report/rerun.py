@@ -2,7 +2,7 @@
 study committed for it (pyserini's regressions are the model: each number with its expected value).
 
 ``reproq run`` writes into its run folder (:func:`reproq.paths.output_dirs`) and ends with :func:`compare` of the
-notebooks it ran: per notebook, how many records are **identical**, **within float rounding** (at most
+notebooks it ran or found current there from a run before (a stopped run started again): per notebook, how many records are **identical**, **within float rounding** (at most
 :data:`ROUNDING` apart, relative to the committed value: another order of float sums), **moved** (with the largest
 moves beside the seeds' own spread, which says whether a move matters), **missing** from the rerun, and **new** in
 it. A record is paired with the committed one of the same notebook, file, keys, variant, seeds and data: a number on
