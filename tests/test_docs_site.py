@@ -4,6 +4,7 @@ committed records, every link and figure inside it, no ``nan``, no folder of the
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,14 +16,19 @@ DOCS = paths.ROOT / "docs"
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    """The site's files by name, but the guide's hand-written pages (``docs/guide/``), which no build makes."""
+    """The site's files by name, but the guide's hand-written pages (``docs/guide/*.md``), which no build makes."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.relative_to(root).parts[0] != guide.GUIDE.name}
+            if p.is_file() and not (p.relative_to(root).parts[0] == guide.GUIDE.name and p.suffix == ".md")}
 
 
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory):
-    return site.publish(verdicts.build(), tmp_path_factory.mktemp("site") / "docs").parent
+    """A publish into a copy of ``docs/`` that holds only the guide's hand-written pages, as a checkout has them."""
+    docs = tmp_path_factory.mktemp("site") / "docs"
+    (docs / guide.GUIDE.name).mkdir(parents=True)
+    for page in guide.reader_pages()[1:]:
+        shutil.copyfile(page, docs / guide.GUIDE.name / page.name)
+    return site.publish(verdicts.build(), docs).parent
 
 
 def test_the_committed_site_is_what_the_committed_records_give(rebuilt):
@@ -41,12 +47,14 @@ def test_a_publish_replaces_the_whole_site_but_keeps_the_guides_pages(tmp_path):
     (docs / "stale.html").write_text("from an earlier build")
     site.publish(verdicts.build(), docs)
     assert (docs / "guide" / "running.md").read_text() == "# Running\n"
+    assert sorted(p.name for p in (docs / "guide").iterdir()) == ["running.html", "running.md"]  # its HTML, built
     assert not (docs / "stale.html").exists() and (docs / "index.html").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]  # no scratch or old build left beside it
 
 
 def test_every_link_and_figure_of_the_site_is_inside_it():
-    pages = [DOCS / "index.html", *sorted((DOCS / "notebooks").glob("*.html"))]
+    pages = [DOCS / "index.html", *sorted((DOCS / "notebooks").glob("*.html")), *sorted((DOCS / "guide").glob("*.html"))]
+    assert len(pages) > 1 + 13 + 7  # the report, every notebook's page, the guide's pages
     for page in pages:
         text = page.read_text(encoding="utf-8")
         targets = re.findall(r'(?:href|src)="([^"#:]+)(?:#[^"]*)?"', text) + re.findall(r"(?:href|src)='([^'#:]+)'",
@@ -66,3 +74,31 @@ def test_the_site_is_small_and_each_notebook_shares_one_stylesheet():
     assert size < 8 * 2**20, f"docs/ is {size / 2**20:.1f} MB"
     notebooks = sorted((DOCS / "notebooks").glob("*.html"))
     assert notebooks and all(f'href="{site.NOTEBOOK_CSS}"' in p.read_text(encoding="utf-8") for p in notebooks)
+
+
+def test_the_guides_pages_are_in_the_site_and_the_report_links_them():
+    pages = sorted((DOCS / "guide").glob("*.html"))
+    assert [p.stem for p in pages] == [p.stem for p in guide.reader_pages()[1:]]
+    ids = {p.name: set(re.findall(r' id="([^"]+)"', p.read_text(encoding="utf-8"))) for p in pages}
+    dangling = [f"{page.name}: {target}#{heading}" for page in pages
+                for target, heading in re.findall(r'href="([^"#:]*)#([^"]+)"', page.read_text(encoding="utf-8"))
+                if heading not in ids[target or page.name]]
+    assert not dangling, f"links to headings a page lacks: {dangling[:5]}"
+    index = (DOCS / "index.html").read_text(encoding="utf-8")
+    assert all(f"href='guide/{p.name}'" in index for p in pages)
+
+
+def test_a_guide_page_links_another_by_heading_and_names_what_is_outside_the_site(tmp_path):
+    """A link to another guide page's heading lands on that heading (GitHub's anchor, as on the repository); a link
+    out of the site (the README, the code) is the path it names, not a link a static host would lose."""
+    (tmp_path / "docs" / "guide").mkdir(parents=True)
+    (tmp_path / "docs" / "guide" / "a.md").write_text(
+        "# Page A\n\nSee [the threads](b.md#threads-and-cores-n) and [the README](../../README.md#top).\n")
+    (tmp_path / "docs" / "guide" / "b.md").write_text("# Page B\n\n## Threads and cores (n)\n\nText.\n")
+    titles = site._guide_pages(tmp_path / "out", sorted((tmp_path / "docs" / "guide").glob("*.md")))
+    assert titles == {"guide/a.html": "Page A", "guide/b.html": "Page B"}
+    a, b = ((tmp_path / "out" / "guide" / f"{n}.html").read_text() for n in "ab")
+    assert '<a href="b.html#threads-and-cores-n">the threads</a>' in a
+    assert 'id="threads-and-cores-n"' in b
+    assert "the README (<code>README.md</code> in the repository)" in a and "README.md#top" not in a
+    assert "href='../index.html'" in a  # back to the report

@@ -43,8 +43,7 @@ def test_every_test_a_page_names_exists():
 
 def _anchors(page) -> set[str]:
     """The anchors GitHub gives a Markdown page's headings (lower case, punctuation dropped, spaces as hyphens)."""
-    headings = re.findall(r"^#+\s+(.+)$", page.read_text(), flags=re.MULTILINE)
-    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+    return {guide.anchor(h) for h in re.findall(r"^#+\s+(.+)$", page.read_text(), flags=re.MULTILINE)}
 
 
 def test_every_file_and_heading_a_page_links_exists():

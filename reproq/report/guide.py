@@ -9,6 +9,7 @@ no reason to train again.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from reproq import paths
@@ -20,3 +21,8 @@ def reader_pages(root: Path | None = None) -> list[Path]:
     """The README first, then the guide's pages in name order, in the checkout at ``root`` (default this one)."""
     root = Path(root or paths.ROOT)
     return [root / "README.md", *sorted((root / GUIDE).glob("*.md"))]
+
+
+def anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")

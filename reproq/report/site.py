@@ -171,6 +171,44 @@ def _notebook_pages(out_dir: Path, results_dir: Path) -> dict[str, str]:
     return links
 
 
+HEADING = re.compile(r'<h([1-6]) id="[^"]*">(.*?)<a class="anchor-link" href="#[^"]*">&#182;</a></h\1>')
+LINK = re.compile(r'<a href="([^"#:]*)(#[^"]*)?">(.*?)</a>')
+TAG = re.compile(r"<[^>]+>")
+
+
+def _guide_pages(out_dir: Path, sources: list[Path]) -> dict[str, str]:
+    """The guide's Markdown pages ``sources`` as HTML pages in ``out_dir/guide/``, in the report's style under a line
+    back to it: each heading with the anchor GitHub gives it, so a link between the pages goes to its page and
+    heading as on the repository; a link out of the site (the README, the code) is shown as the path it names in the
+    repository. Returns page -> its title."""
+    from nbconvert.filters.markdown import markdown2html
+
+    def link(m: re.Match, source: Path) -> str:
+        target, heading, text = m[1], m[2] or "", m[3]
+        if not target:
+            return m[0]
+        if "/" not in target and target.endswith(".md") and (source.parent / target).is_file():
+            return f'<a href="{Path(target).stem}.html{heading}">{text}</a>'
+        named, root = (source.parent / target).resolve(), source.resolve().parents[len(guide.GUIDE.parts)]
+        where = named.relative_to(root) if named.is_relative_to(root) else Path(target)  # its path in the checkout
+        return f"{text} (<code>{html.escape(str(where))}</code> in the repository)"
+
+    titles = {}
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        title = next(iter(re.findall(r"^#\s+(.+)$", text, flags=re.MULTILINE)), source.stem)
+        body = markdown2html(text)
+        body = HEADING.sub(lambda m: f'<h{m[1]} id="{guide.anchor(html.unescape(TAG.sub("", m[2])))}">{m[2]}</h{m[1]}>',
+                           body)
+        body = LINK.sub(lambda m, source=source: link(m, source), body)
+        titles[f"guide/{source.stem}.html"] = title
+        atomic.write_text(out_dir / "guide" / f"{source.stem}.html",
+                          f"<!doctype html><html><head><meta charset='utf-8'><title>reproq: {html.escape(title)}"
+                          f"</title><style>{STYLE}main{{margin-left:0}}</style></head><body><main><p><a "
+                          f"href='../index.html'>← the reproduction report</a></p>{body}</main></body></html>")
+    return titles
+
+
 def _item(built: verdicts.Report, scoped: pd.Series, links: dict[str, str], pngs: list[Path],
           first: dict[str, str]) -> list[str]:
     """One table or figure of a paper (``scoped``: its row of the scope table) as the page shows it: its heading; the
@@ -227,12 +265,15 @@ def _sidebar(scope: pd.DataFrame, sections: dict[str, str]) -> str:
     return "".join(parts) + "</nav>"
 
 
-def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", stamped: bool = True) -> Path:
+def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", stamped: bool = True,
+               guide_pages: list[Path] | None = None) -> Path:
     """Write the report ``built`` (:func:`reproq.report.verdicts.build`) to ``out_dir/index.html``, its figures beside
-    it; returns the page. ``stamped``: the page names the code version and the time it was built (the committed site,
-    ``docs/``, does not: it is the same page whenever it is built from the same records)."""
+    it and the guide's pages (``guide_pages``, default this checkout's: :func:`reproq.report.guide.reader_pages` but
+    the README) as HTML; returns the page. ``stamped``: the page names the code version and the time it was built
+    (the committed site, ``docs/``, does not: it is the same page whenever it is built from the same records)."""
     out_dir = Path(out_dir)
     links = _notebook_pages(out_dir, built.results_dir)
+    guide_titles = _guide_pages(out_dir, guide.reader_pages()[1:] if guide_pages is None else guide_pages)
     pngs = sorted(p for p in built.figures_dir.glob("*/*.png") if p.parent.name != "report")  # not its own screenshot
     for png in pngs:  # the figures travel with the page, in their notebook folders
         (out_dir / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
@@ -284,6 +325,13 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", s
         sections["notebooks"] = "Executed notebooks"
         parts.append("<h2 id='notebooks'>Executed notebooks</h2><ul>"
                      + "".join(f"<li>{link}</li>" for link in links.values()) + "</ul>")
+    if guide_titles:
+        sections["guide"] = "The guide"
+        parts.append("<h2 id='guide'>The guide</h2><p>How the study runs and what it costs, how each number is "
+                     "judged, what it found, the data, the labs, the library and the tests (the repository's "
+                     "<code>docs/guide/</code> pages):</p><ul>" + "".join(
+                         f"<li><a href='{page}'>{html.escape(title)}</a></li>" for page, title in guide_titles.items())
+                     + "</ul>")
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>reproq report</title><style>{STYLE}</style>"
             f"</head><body>{_sidebar(scope, sections)}<main>{''.join(parts)}</main>{CHECK}</body></html>")
     return atomic.write_text(out_dir / "index.html", page)
@@ -293,15 +341,16 @@ def publish(built: verdicts.Report, docs_dir: Path) -> Path:
     """The committed site: the report of the committed records (:func:`build_site`, unstamped, so that the same
     records give the same files) in ``docs_dir`` as a static host serves it (GitHub Pages: ``.nojekyll``), built
     beside it and put in its place whole, so no file of an earlier build stays but the guide's hand-written pages
-    (``docs_dir/guide``, :data:`reproq.report.guide.GUIDE`), carried into the new build; returns its page."""
+    (``docs_dir/guide/*.md``, :data:`reproq.report.guide.GUIDE`), carried into the new build beside their HTML;
+    returns its page."""
     docs_dir = Path(docs_dir)
     scratch = docs_dir.with_name(f".{docs_dir.name}.building")
     shutil.rmtree(scratch, ignore_errors=True)
-    build_site(scratch, built, stamped=False)
+    written = sorted((docs_dir / guide.GUIDE.name).glob("*.md"))
+    build_site(scratch, built, stamped=False, guide_pages=written)
     (scratch / ".nojekyll").write_text("")
-    pages = docs_dir / guide.GUIDE.name
-    if pages.is_dir():
-        shutil.copytree(pages, scratch / pages.name)
+    for page in written:  # the guide's sources beside their HTML (an HTML page of an earlier build is not kept)
+        shutil.copyfile(page, scratch / guide.GUIDE.name / page.name)
     old = docs_dir.with_name(f".{docs_dir.name}.old")
     shutil.rmtree(old, ignore_errors=True)
     if docs_dir.exists():
