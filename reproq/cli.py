@@ -158,7 +158,7 @@ def _run(args) -> int:
     except runner.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
-    if covered and args.profile != "smoke" and not args.commit:
+    if covered and args.profile != "smoke" and not args.commit and not args.no_compare:
         _compare_with_the_study(args.profile, covered)
     return 0
 
@@ -362,6 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--commit", action="store_true",
                      help="for maintainers: write the committed results/ and figures/ (and the notebooks' reading "
                           "cells) instead of the run folder build/runs/<profile>/")
+    run.add_argument("--no-compare", action="store_true",
+                     help="end without the comparison with the committed study (a side-by-side run's notebooks are "
+                          "each run so: their runner compares them all once, at the end)")
     run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                      help="the seconds a notebook may run before it is stopped, its kernel with it, in one line "
                           "(default: three times its last recorded run, at least ten minutes)")

@@ -188,7 +188,8 @@ def command(notebook: Path, *, profile: str, parameters: dict, force: bool, thre
     bootstrap = ("import sys; from pathlib import Path; from reproq import cli, paths; "
                  "paths.NOTEBOOKS_DIR = Path(sys.argv[1]); sys.exit(cli.main(sys.argv[2:]))")
     return [sys.executable, "-c", bootstrap, str(paths.NOTEBOOKS_DIR), "run", "--profile", profile,
-            "--only", notebook.stem, "--jobs", "1", "--threads", str(threads), *where, *(["--force"] if force else []),
+            "--only", notebook.stem, "--jobs", "1", "--threads", str(threads), "--no-compare",  # the runner compares
+            *where, *(["--force"] if force else []),
             *(["--commit"] if paths.writes_committed() else []),  # as the runner that starts it
             *(["--time-limit", repr(limit)] if limit else []),
             *(arg for k, v in parameters.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]

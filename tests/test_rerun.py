@@ -85,3 +85,12 @@ def test_a_run_started_again_compares_what_it_found_current_as_well(tmp_path, mo
     assert cli.main(["run"]) == 0
     assert "6 records compared with the committed study: 5 identical, 0 within float rounding, 1 moved" in (
         capsys.readouterr().out)
+
+
+def test_a_run_of_notebooks_without_records_compares_nothing_and_says_so(tmp_path):
+    """The report notebook writes no record: a run of it alone ended in a TypeError from an empty comparison."""
+    write(tmp_path / "committed", COMMITTED)
+    pairs = rerun.compare(tmp_path / "committed", tmp_path / "rerun", ["13_report"])
+    assert rerun.summary(pairs).startswith("0 records compared with the committed study: 0 identical")
+    md, _ = rerun.page(pairs, tmp_path, title="nothing")
+    assert "0 records compared" in md.read_text()

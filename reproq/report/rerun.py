@@ -66,7 +66,7 @@ def largest_moves(pairs: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     keys = [k for k in PAIRED if k != "seeds"]
     sd = committed.groupby(keys, dropna=False)["committed"].std(ddof=1).rename("seeds' sd (committed)")
     moved = pairs[pairs["kind"] == "moved"].copy()
-    moved["|move|"] = moved["rerun - committed"].abs()
+    moved["|move|"] = moved["rerun - committed"].astype(float).abs()  # float where none moved or none compared
     moved = moved.nlargest(n, "|move|").join(sd, on=keys)
     return moved[["where", "file", "method", "setting", "split", "metric", "seeds", "committed", "rerun",
                   "rerun - committed", "seeds' sd (committed)"]].rename(columns={"where": "notebook"})
