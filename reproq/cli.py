@@ -171,6 +171,9 @@ def _compare_with_the_study(profile: str, notebooks: list[str]) -> None:
     pairs = rerun.compare(paths.committed_dirs()[0], paths.output_dirs(profile)[0], notebooks)
     print(f"\n{rerun.summary(pairs)}")
     print(rerun.counts(pairs).to_string(index=False))
+    if len(files := rerun.unwritten(pairs)):
+        print("files this run did not write (one an opt-in parameter writes is named in its notebook):\n"
+              + files.to_string(index=False))
     md, _ = rerun.page(pairs, paths.run_dir(profile), title=f"This {profile} run beside the committed study")
     print(f"the comparison, record by record: {md} (and {md.with_suffix('.html').name})")
 

@@ -94,3 +94,16 @@ def test_a_run_of_notebooks_without_records_compares_nothing_and_says_so(tmp_pat
     assert rerun.summary(pairs).startswith("0 records compared with the committed study: 0 identical")
     md, _ = rerun.page(pairs, tmp_path, title="nothing")
     assert "0 records compared" in md.read_text()
+
+
+def test_a_file_the_rerun_did_not_write_is_named_once(tmp_path):
+    """A plain run of notebook 04 writes no paper-budget file (an opt-in parameter does): the page names the file
+    and its records' count, beside the records it lists one by one."""
+    committed = write(tmp_path / "committed", COMMITTED)
+    (committed / "04_trecqa_ctrn" / "tay2018_paper_budget.jsonl").write_text(
+        (committed / "04_trecqa_ctrn" / "tay2018_table6.jsonl").read_text())
+    pairs = rerun.compare(committed, write(tmp_path / "rerun", COMMITTED), ["04_trecqa_ctrn"])
+    assert rerun.unwritten(pairs).to_dict("records") == [
+        {"notebook": "04_trecqa_ctrn", "file": "tay2018_paper_budget", "records": 6}]
+    md, _ = rerun.page(pairs, tmp_path, title="t")
+    assert "## files the rerun did not write\n\n| notebook " in md.read_text()

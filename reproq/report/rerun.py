@@ -72,6 +72,16 @@ def largest_moves(pairs: pd.DataFrame, n: int = 10) -> pd.DataFrame:
                   "rerun - committed", "seeds' sd (committed)"]].rename(columns={"where": "notebook"})
 
 
+def unwritten(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The committed files of which the rerun wrote no record, with their records' count: a whole file missing is
+    one finding, not hundreds (a file that only an opt-in parameter writes, as notebook 04's ``PAPER_BUDGET``, is
+    missing from a plain run: the notebook's Markdown names the parameter)."""
+    by_file = pairs.assign(written=pairs["kind"] != "missing").groupby(["where", "file"])
+    table = by_file.agg(records=("kind", "size"), written=("written", "any")).reset_index()
+    return (table.loc[~table["written"], ["where", "file", "records"]].rename(columns={"where": "notebook"})
+            .reset_index(drop=True))
+
+
 def summary(pairs: pd.DataFrame) -> str:
     """One line: the records compared and how many of each kind."""
     total = pairs["kind"].value_counts()
@@ -81,8 +91,10 @@ def summary(pairs: pd.DataFrame) -> str:
 
 def page(pairs: pd.DataFrame, run_dir: Path, *, title: str) -> tuple[Path, Path]:
     """Write the comparison as ``comparison.md`` and ``comparison.html`` in ``run_dir``: the summary line, the counts
-    per notebook, the largest moves, and every record that moved, is missing or is new."""
-    shown = {"per notebook": counts(pairs), "largest moves": largest_moves(pairs),
+    per notebook, the files the rerun did not write, the largest moves, and every record that moved, is missing or
+    is new."""
+    shown = {"per notebook": counts(pairs), "files the rerun did not write": unwritten(pairs),
+             "largest moves": largest_moves(pairs),
              "every record not identical": pairs[pairs["kind"] != "identical"].drop(columns=["where"])}
     markdown = f"# {title}\n\n{summary(pairs)}.\n\n" + "".join(
         f"## {name}\n\n{table.to_markdown(index=False, floatfmt='.6g') if len(table) else '(none)'}\n\n"
