@@ -170,7 +170,7 @@ def _compare_with_the_study(profile: str, notebooks: list[str]) -> None:
 
     pairs = rerun.compare(paths.committed_dirs()[0], paths.output_dirs(profile)[0], notebooks)
     print(f"\n{rerun.summary(pairs)}")
-    print(rerun.counts(pairs).to_string(index=False))
+    print(rerun.counts(pairs).to_string(index=False, na_rep=""))
     if len(files := rerun.unwritten(pairs)):
         print("files this run did not write (one an opt-in parameter writes is named in its notebook):\n"
               + files.to_string(index=False))

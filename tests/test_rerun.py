@@ -48,6 +48,7 @@ def test_each_record_is_identical_within_rounding_moved_missing_or_new(tmp_path)
                                     "rounding, 1 moved, 2 missing, 2 new")
     md, html = rerun.page(pairs, tmp_path, title="This cpu run beside the committed study")
     assert "| CTRN" in md.read_text() and "0.72" in md.read_text() and "<table" in html.read_text()
+    assert "nan" not in md.read_text().lower() and "nan" not in html.read_text().lower()  # none moved: blank
 
 
 def test_a_run_ends_with_the_comparison_and_leaves_the_committed_study_alone(tmp_path, monkeypatch, capsys):

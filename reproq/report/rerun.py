@@ -89,6 +89,11 @@ def summary(pairs: pd.DataFrame) -> str:
             + ", ".join(f"{int(total.get(kind, 0))} {kind}" for kind in KINDS))
 
 
+def _markdown(table: pd.DataFrame) -> str:
+    """``table`` as Markdown, a number in 6 significant digits, a cell without one blank (tabulate blanks None only)."""
+    return table.astype(object).where(table.notna(), None).to_markdown(index=False, floatfmt=".6g", missingval="")
+
+
 def page(pairs: pd.DataFrame, run_dir: Path, *, title: str) -> tuple[Path, Path]:
     """Write the comparison as ``comparison.md`` and ``comparison.html`` in ``run_dir``: the summary line, the counts
     per notebook, the files the rerun did not write, the largest moves, and every record that moved, is missing or
@@ -97,7 +102,7 @@ def page(pairs: pd.DataFrame, run_dir: Path, *, title: str) -> tuple[Path, Path]
              "largest moves": largest_moves(pairs),
              "every record not identical": pairs[pairs["kind"] != "identical"].drop(columns=["where"])}
     markdown = f"# {title}\n\n{summary(pairs)}.\n\n" + "".join(
-        f"## {name}\n\n{table.to_markdown(index=False, floatfmt='.6g') if len(table) else '(none)'}\n\n"
+        f"## {name}\n\n{_markdown(table) if len(table) else '(none)'}\n\n"
         for name, table in shown.items())
     body = "".join(f"<h2>{html.escape(name)}</h2>" + (
         table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.6g}") if len(table) else "<p>(none)</p>")
