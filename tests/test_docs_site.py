@@ -26,7 +26,7 @@ def rebuilt(tmp_path_factory):
     """A publish into a copy of ``docs/`` that holds only the guide's hand-written pages, as a checkout has them."""
     docs = tmp_path_factory.mktemp("site") / "docs"
     (docs / guide.GUIDE.name).mkdir(parents=True)
-    for page in guide.reader_pages()[1:]:
+    for page in guide.guide_pages():
         shutil.copyfile(page, docs / guide.GUIDE.name / page.name)
     return site.publish(verdicts.build(), docs).parent
 
@@ -78,7 +78,7 @@ def test_the_site_is_small_and_each_notebook_shares_one_stylesheet():
 
 def test_the_guides_pages_are_in_the_site_and_the_report_links_them():
     pages = sorted((DOCS / "guide").glob("*.html"))
-    assert [p.stem for p in pages] == [p.stem for p in guide.reader_pages()[1:]]
+    assert [p.stem for p in pages] == [p.stem for p in guide.guide_pages()]
     ids = {p.name: set(re.findall(r' id="([^"]+)"', p.read_text(encoding="utf-8"))) for p in pages}
     dangling = [f"{page.name}: {target}#{heading}" for page in pages
                 for target, heading in re.findall(r'href="([^"#:]*)#([^"]+)"', page.read_text(encoding="utf-8"))

@@ -17,10 +17,14 @@ from reproq import paths
 GUIDE = Path("docs") / "guide"  # the guide's pages, relative to a checkout's root, inside the committed site
 
 
+def guide_pages(root: Path | None = None) -> list[Path]:
+    """The guide's pages in name order, in the checkout at ``root`` (default this one)."""
+    return sorted((Path(root or paths.ROOT) / GUIDE).glob("*.md"))
+
+
 def reader_pages(root: Path | None = None) -> list[Path]:
-    """The README first, then the guide's pages in name order, in the checkout at ``root`` (default this one)."""
-    root = Path(root or paths.ROOT)
-    return [root / "README.md", *sorted((root / GUIDE).glob("*.md"))]
+    """The README first, then :func:`guide_pages`, in the checkout at ``root`` (default this one)."""
+    return [Path(root or paths.ROOT) / "README.md", *guide_pages(root)]
 
 
 def anchor(heading: str) -> str:

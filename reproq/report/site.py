@@ -196,7 +196,8 @@ def _guide_pages(out_dir: Path, sources: list[Path]) -> dict[str, str]:
     titles = {}
     for source in sources:
         text = source.read_text(encoding="utf-8")
-        title = next(iter(re.findall(r"^#\s+(.+)$", text, flags=re.MULTILINE)), source.stem)
+        first = re.search(r"^#\s+(.+)$", text, flags=re.MULTILINE)
+        title = first[1] if first else source.stem
         body = markdown2html(text)
         body = HEADING.sub(lambda m: f'<h{m[1]} id="{guide.anchor(html.unescape(TAG.sub("", m[2])))}">{m[2]}</h{m[1]}>',
                            body)
@@ -268,12 +269,12 @@ def _sidebar(scope: pd.DataFrame, sections: dict[str, str]) -> str:
 def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", stamped: bool = True,
                guide_pages: list[Path] | None = None) -> Path:
     """Write the report ``built`` (:func:`reproq.report.verdicts.build`) to ``out_dir/index.html``, its figures beside
-    it and the guide's pages (``guide_pages``, default this checkout's: :func:`reproq.report.guide.reader_pages` but
-    the README) as HTML; returns the page. ``stamped``: the page names the code version and the time it was built
+    it and the guide's pages (``guide_pages``, default this checkout's: :func:`reproq.report.guide.guide_pages`) as
+    HTML; returns the page. ``stamped``: the page names the code version and the time it was built
     (the committed site, ``docs/``, does not: it is the same page whenever it is built from the same records)."""
     out_dir = Path(out_dir)
     links = _notebook_pages(out_dir, built.results_dir)
-    guide_titles = _guide_pages(out_dir, guide.reader_pages()[1:] if guide_pages is None else guide_pages)
+    guide_titles = _guide_pages(out_dir, guide.guide_pages() if guide_pages is None else guide_pages)
     pngs = sorted(p for p in built.figures_dir.glob("*/*.png") if p.parent.name != "report")  # not its own screenshot
     for png in pngs:  # the figures travel with the page, in their notebook folders
         (out_dir / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
