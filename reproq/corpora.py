@@ -1,7 +1,8 @@
-"""The AskUbuntu and Android corpora as the notebooks use them: the real files when they are here, else the
-deterministic synthetic stand-in (:mod:`reproq.synthetic`) in the same formats, read by the same readers
+"""The question-retrieval datasets as the notebooks use them, one bundle each
+(:class:`~reproq.data.askubuntu.QuestionRetrievalData`): AskUbuntu and Android from the real files when they are here,
+else the deterministic synthetic stand-in (:mod:`reproq.synthetic`) in the same formats, read by the same readers
 (:mod:`reproq.data.askubuntu`), with a :class:`SyntheticDataWarning` and ``synthetic`` set in the bundle, so that no
-number of the stand-in passes for a reproduction.
+number of the stand-in passes for a reproduction; and SemEval-2016 3B (:func:`load_semeval_b`), always real.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from reproq import synthetic
-from reproq.data import sources
+from reproq.data import semeval_b, sources, word_vectors
 from reproq.data.askubuntu import (ANDROID_FILES, ASKUBUNTU_FILES, QuestionRetrievalData, read_android_eval,
                                    read_corpus, read_eval, read_heldout, read_train, read_vectors)
 
@@ -96,3 +99,29 @@ def load_android(source: str = "auto", *, synthetic_config: synthetic.SyntheticC
         test=test, heldout=[], vectors=None, synthetic=True, source_dir=found["dev.pos"].parent,
         provenance={**sources.provenance("android", list(pair_files.values())),
                     f"android/{ANDROID_FILES['corpus']}": tag})
+
+
+def load_semeval_b(vectors: str = "glove.6B.50d", *, root: Path | None = None, n_random: int = 20
+                   ) -> QuestionRetrievalData:
+    """SemEval-2016 3B as the AskUbuntu family's bundle (:mod:`reproq.data.semeval_b`): the corpus of every split's
+    queries and related questions (bodies cut at 100 words), the training queries with ``n_random`` random negatives
+    each beside their labelled ones (:func:`~reproq.data.semeval_b.training_queries`), dev and test with the related
+    questions in the search engine's order, the ``vectors`` source (:func:`reproq.data.word_vectors.load`) cut to the
+    corpus's words, and the scorer's convention (a query without a positive counts 0); the training threads'
+    questions and comments as the pre-training texts, 5 % of their questions held out
+    (:func:`~reproq.data.semeval_b.pretraining_corpus`)."""
+    b = semeval_b.load_subtask_b(root=root)
+    pretraining = semeval_b.pretraining_corpus(b, root=root)
+    corpus = semeval_b.corpus_of(b)
+    source = word_vectors.load(vectors)
+    words = sorted({w for q in corpus.values() for w in (*q.title, *q.body) if source.row(w) is not None})
+    matrix = np.asarray(source.vectors[[source.row(w) for w in words]], dtype=np.float32)
+    return QuestionRetrievalData(
+        domain="semeval2016b", corpus=corpus, train=semeval_b.training_queries(b.train, n_random=n_random),
+        dev=[q.as_eval_query() for q in b.dev], test=[q.as_eval_query() for q in b.test],
+        heldout=list(pretraining.heldout),
+        vectors=(words, matrix), synthetic=False, source_dir=sources.local_path(
+            sources.lookup(semeval_b.DATASET, semeval_b.FILES["dev"][0]), root).parent,
+        provenance={**b.provenance, **sources.provenance(semeval_b.DATASET, list(semeval_b.PRETRAINING_FILES)),
+                    "word_vectors": f"{source.name} sha1={source.provenance['sha1']}"},
+        no_positive="zero", pretraining=pretraining.corpus)

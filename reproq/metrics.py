@@ -112,31 +112,48 @@ def precision_at_k_score(y_true: ArrayLike, y_score: ArrayLike, *, k: int) -> fl
 
 
 def question_retrieval_scores(y_trues: Sequence[ArrayLike], y_scores: Sequence[ArrayLike], *,
-                              ks: Sequence[int] = (1, 5)) -> dict[str, float | int]:
-    """MAP, MRR and P@k over queries, the AskUbuntu protocol of Lei et al. 2016 (``taolei87/rcnn``).
+                              ks: Sequence[int] = (1, 5), no_positive: str = "skip",
+                              per_query: bool = False) -> dict:
+    """MAP, MRR and P@k over queries, the AskUbuntu protocol of Lei et al. 2016 (``taolei87/rcnn``), or SemEval's.
 
     Each query ranks its own candidates (score descending, ties in candidate order). A query with no positive
-    among its candidates is left out of every metric, as rcnn's reader drops it (AskUbuntu dev: 189 of 200
-    remain, test: 186 of 200). Returns ``{"MAP", "MRR", "P@k" for k in ks, "n_queries", "n_evaluated"}``.
+    among its candidates is, by ``no_positive``:
+
+    - ``"skip"`` (default): left out of every metric, as rcnn's reader drops it (AskUbuntu dev: 189 of 200
+      remain, test: 186 of 200);
+    - ``"zero"``: counted with AP = RR = P@k = 0, as the SemEval-2016 Task 3 scorer (``ev.py``) averages over every
+      query (its MAP also reads ties in candidate order: a stable sort of the gold file's lines).
+
+    Returns ``{"MAP", "MRR", "P@k" for k in ks, "n_queries", "n_evaluated"}``; with ``per_query``, ``"per_query"``
+    holds each metric's value for every evaluated query, in order (what a bootstrap over queries resamples).
 
     >>> question_retrieval_scores([[0, 1], [1, 0], [0, 0]], [[2, 1], [2, 1], [2, 1]], ks=(1,))
     {'MAP': 0.75, 'MRR': 0.75, 'P@1': 0.5, 'n_queries': 3, 'n_evaluated': 2}
+    >>> question_retrieval_scores([[0, 1], [1, 0], [0, 0]], [[2, 1], [2, 1], [2, 1]], ks=(1,), no_positive="zero")
+    {'MAP': 0.5, 'MRR': 0.5, 'P@1': 0.3333333333333333, 'n_queries': 3, 'n_evaluated': 3}
     """
     _check_queries(y_trues, y_scores)
+    if no_positive not in ("skip", "zero"):
+        raise ValueError(f"no_positive must be 'skip' or 'zero', got no_positive={no_positive!r}")
     for k in ks:
         _check_k(k)
-    ranked = []
+    evaluated = []  # per evaluated query: AP, RR, P@k
     for i, (y_true, y_score) in enumerate(zip(y_trues, y_scores)):
         y, s = _check(y_true, y_score, f"query {i}: ")
         if y.any():
-            ranked.append(_ranked(y, s))
-    if not ranked:
+            r = _ranked(y, s)
+            evaluated.append((_ap(r), _rr(r), *(r[:k].sum() / k for k in ks)))
+        elif no_positive == "zero":
+            evaluated.append((0.0,) * (2 + len(ks)))
+    if len(evaluated) == 0 or not any(np.any(y_true) for y_true in y_trues):
         raise ValueError(f"none of the {len(y_trues)} queries has a positive: MAP and MRR are undefined")
-    scores: dict[str, float | int] = {"MAP": float(np.mean([_ap(r) for r in ranked])),
-                                      "MRR": float(np.mean([_rr(r) for r in ranked]))}
-    for k in ks:
-        scores[f"P@{k}"] = float(np.mean([r[:k].sum() / k for r in ranked]))
-    return scores | {"n_queries": len(y_trues), "n_evaluated": len(ranked)}
+    names = ["MAP", "MRR", *(f"P@{k}" for k in ks)]
+    columns = {name: [float(q[j]) for q in evaluated] for j, name in enumerate(names)}
+    scores: dict = {name: float(np.mean(values)) for name, values in columns.items()}
+    scores |= {"n_queries": len(y_trues), "n_evaluated": len(evaluated)}
+    if per_query:
+        scores["per_query"] = {name: tuple(values) for name, values in columns.items()}
+    return scores
 
 
 def _docno_order(ids: Sequence, n: int, where: str) -> np.ndarray:

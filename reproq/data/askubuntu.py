@@ -206,15 +206,28 @@ def read_android_eval(pos_path: str | Path, neg_path: str | Path, *, seed: int =
 
 
 @dataclass(frozen=True)
+class PretrainingCorpus:
+    """Texts to pre-train an encoder on where they are not the retrieval corpus (SemEval-2016 3B: the training
+    threads' questions and comments, never a dev or test text): questions by id (a comment is a question with an
+    empty title and the comment as its body), and (context, title) pairs beyond each question with itself (a comment
+    and its thread's question)."""
+
+    questions: dict[str, Question]
+    pairs: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class QuestionRetrievalData:
     """One dataset of the family, real or synthetic, as the notebooks use it.
 
     Android has no training queries (it is the unlabelled target domain; its corpus serves adversarial
     adaptation), no held-out list and no vectors of its own: ``train`` is None, ``heldout`` empty and
-    ``vectors`` None (use AskUbuntu's, which the synthetic stand-in writes for both domains' words).
+    ``vectors`` None (use AskUbuntu's, which the synthetic stand-in writes for both domains' words). SemEval-2016
+    3B (:mod:`reproq.data.semeval_b`) is read into the same bundle; its scorer counts a query without a positive as 0
+    (``no_positive="zero"``), where Lei et al.'s evaluation leaves it out (``"skip"``).
     """
 
-    domain: str  # "askubuntu" | "android"
+    domain: str  # "askubuntu" | "android" | "semeval2016b"
     corpus: dict[str, Question]
     train: list[TrainQuery] | None
     dev: list[EvalQuery]
@@ -224,3 +237,5 @@ class QuestionRetrievalData:
     synthetic: bool
     source_dir: Path  # the folder holding the dataset's files
     provenance: dict[str, str]  # "<dataset>/<path>" -> git blob SHA-1, or "synthetic seed=… config=…"
+    no_positive: str = "skip"  # the official metrics' convention (reproq.metrics.question_retrieval_scores)
+    pretraining: PretrainingCorpus | None = None  # None: pre-training reads the corpus (Lei et al. §4.2)

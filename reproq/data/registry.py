@@ -8,6 +8,7 @@ On disk a file lives at ``<data dir>/<dataset>/<path in upstream repo>``, the la
 from __future__ import annotations
 
 import csv
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,8 @@ DESCRIPTIONS = {
     "android": "Android StackExchange duplicates, target domain of Smolyakov & Srikant 2017",
     "trecqa": "TrecQA answer selection (Wang et al. 2007; Tay et al. 2018)",
     "wikiqa": "WikiQA answer selection (Yang et al. 2015; beyond the papers)",
-    "semeval2016": "SemEval-2016 Task 3 subtask A, QatarLiving (Tay et al. 2018)",
+    "semeval2016": "SemEval-2016 Task 3, QatarLiving: subtask A answer ranking (Tay et al. 2018) and subtask B "
+                   "question retrieval (a real substitute for AskUbuntu), with every team's primary run",
     "rcnn-checkpoint": "Lei et al.'s released pre-trained RCNN (for comparison with our pre-training)",
     "yahooqa": "YahooQA splits of Tay et al. 2018",
 }
@@ -49,7 +51,7 @@ class DataFile:
 
     @property
     def url(self) -> str:
-        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{urllib.parse.quote(self.path)}"
 
     @property
     def key(self) -> str:

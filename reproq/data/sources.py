@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,7 +97,8 @@ def _open_source(source: str) -> tuple[BinaryIO, int | None]:
 def _sources(f: DataFile, mirror: str | None) -> list[str]:
     found = []
     if mirror:
-        found.append(mirror.rstrip("/") + "/" + f.key if "://" in mirror else str(Path(mirror) / f.key))
+        found.append(mirror.rstrip("/") + "/" + urllib.parse.quote(f.key) if "://" in mirror
+                     else str(Path(mirror) / f.key))
     found.append(f.url)
     return found
 

@@ -7,7 +7,8 @@
 - :mod:`~reproq.papers.rankine2016` — Rankine 2016, CBOW and GRU variants;
 
 and what none of them has: :mod:`~reproq.papers.side_by_side`, every encoder of the five on the real answer-ranking
-data under one protocol.
+data under one protocol; :mod:`~reproq.papers.real_substitute`, the four AskUbuntu papers' networks and claims on a
+real question-retrieval set (SemEval-2016 3B).
 
 Each holds its :class:`~reproq.papers.paper.Paper` (citation, figures, claims, why some numbers cannot be had here),
 its settings at each profile (``SECTION`` and ``PROFILES``: :func:`profile` gathers them), its configurations at a
@@ -36,8 +37,9 @@ _FOUND = {info.name: importlib.import_module(f"{__name__}.{info.name}") for info
 MODULES = tuple(sorted((m for m in _FOUND.values() if hasattr(m, "PAPER")),
                        key=lambda m: (not m.PAPER.seed_file, m.PAPER.seed_file, m.PAPER.key)))
 PAPERS: dict[str, Paper] = {m.PAPER.key: m.PAPER for m in MODULES}
-# section name -> profile name -> a paper's settings at that profile (each paper module's SECTION and PROFILES)
-SECTIONS = {m.SECTION: m.PROFILES for m in MODULES if hasattr(m, "SECTION")}
+# section name -> profile name -> a module's settings at that profile (each module's SECTION and PROFILES: the papers',
+# and those of the studies beyond them, as real_substitute's)
+SECTIONS = {m.SECTION: m.PROFILES for m in _FOUND.values() if hasattr(m, "SECTION")}
 
 
 def profile(name: str) -> profiles.Profile:

@@ -20,15 +20,37 @@ from reproq.models.question import QuestionEncoder
 from reproq.question_retrieval.batches import EncodedCorpus, candidate_scores
 
 
-def retrieval_scores(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray]) -> dict[str, float | int]:
-    """MAP, MRR, P@1, P@5 as Lei et al. (:func:`reproq.metrics.question_retrieval_scores`: queries without a
-    positive left out, ties keep the candidate order, which is BM25's)."""
-    return metrics.question_retrieval_scores([q.labels for q in queries], scores, ks=(1, 5))
+LEI_MAP = "MAP (Lei)"  # under SemEval's convention, the MAP of the queries with a positive (Lei et al.'s)
 
 
-def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device) -> dict:
+def retrieval_scores(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray], *,
+                     no_positive: str = "skip") -> dict:
+    """MAP, MRR, P@1, P@5 and each query's values (``per_query``) by :func:`reproq.metrics.question_retrieval_scores`:
+    ties keep the candidate order (AskUbuntu's BM25 order, SemEval-2016 3B's search-engine order), and a query
+    without a positive is left out as Lei et al. do (``no_positive="skip"``) or counted 0 as the SemEval scorer does
+    (``"zero"``); under ``"zero"`` Lei et al.'s MAP is there too, as :data:`LEI_MAP`."""
+    return labelled_scores([q.labels for q in queries], scores, no_positive=no_positive)
+
+
+def labelled_scores(labels: Sequence[np.ndarray], scores: Sequence[np.ndarray], *, no_positive: str = "skip") -> dict:
+    """:func:`retrieval_scores` of queries given as their labels (a team's run joined to a gold file, say)."""
+    out = metrics.question_retrieval_scores(labels, scores, ks=(1, 5), no_positive=no_positive, per_query=True)
+    if no_positive == "zero":
+        lei = metrics.question_retrieval_scores(labels, scores, ks=(), per_query=True)
+        out[LEI_MAP] = lei["MAP"]
+        out["per_query"][LEI_MAP] = lei["per_query"]["MAP"]
+    return out
+
+
+def headline(scores: dict) -> dict:
+    """The four numbers an epoch's record keeps of :func:`retrieval_scores` (not the counts or each query's values)."""
+    return {k: scores[k] for k in ("MAP", "MRR", "P@1", "P@5")}
+
+
+def evaluate(model: QuestionEncoder, corpus: EncodedCorpus, queries: Sequence[EvalQuery], *, device,
+             no_positive: str = "skip") -> dict:
     """:func:`retrieval_scores` of a question encoder's cosine similarities (the caller puts it in eval mode)."""
-    return retrieval_scores(queries, candidate_scores(model, corpus, queries, device=device))
+    return retrieval_scores(queries, candidate_scores(model, corpus, queries, device=device), no_positive=no_positive)
 
 
 def pooled(queries: Sequence[EvalQuery], scores: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -46,7 +68,7 @@ def tfidf_grid(data: QuestionRetrievalData, *, ngrams: Sequence[int] = (1, 2, 3)
         splits = {"dev": data.dev, "test": data.test}
         for split, scores in lexical_retrieval_scores(ranker, data.corpus, splits, fields=fields_).items():
             rows.append({"fields": fields_, "ngram_max": n, "stop_words": stop, "split": split,
-                         **retrieval_scores(splits[split], scores)})
+                         **retrieval_scores(splits[split], scores, no_positive=data.no_positive)})
     return pd.DataFrame(rows)
 
 

@@ -1,4 +1,5 @@
-"""Training BOW-CNN and CNN alone (dos Santos et al. 2015 §2.5, §3.2) and scoring the whole collection with them.
+"""Training BOW-CNN and CNN alone (dos Santos et al. 2015 §2.5, §3.2) and scoring the whole collection with them, or
+each query's own candidates (:class:`Reranking`: SemEval-2016 3B, where the search engine's ten are the candidates).
 
 Each training instance is a duplicate pair of :func:`~reproq.question_retrieval.full_collection.duplicate_split`'s
 training groups; before training, 20 questions of other groups are drawn for it once (§2.5: "before training, we
@@ -8,6 +9,11 @@ against them ("(q1, qx)⁻ and (q2, qx)⁻"). Each step uses the drawn question 
 Not reported, so chosen here: pairs per step, epochs, the start of β; the validation queries' Accuracy@1 over the
 full collection keeps the epoch (their "tuned using the development sets"). ``t`` starts from their IDF,
 ``log |Q| / df`` over the collection's questions as the model reads them (title, or title and body).
+
+On a set whose queries rank their own candidates (:class:`Reranking`) the training pairs are each training query with
+each of its positives, the 20 negatives of a pair are drawn once from its query's pool (the labelled irrelevant
+candidates and random questions of other queries: :func:`reproq.data.semeval_b.training_queries`), and the dev MRR of
+the candidates' ranking keeps the epoch, as for Lei et al.'s encoders on the same set.
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ import scipy.sparse as sp
 import torch
 
 from reproq.baselines.lexical import FIELDS
+from reproq.data.askubuntu import EvalQuery
 from reproq.data.batching import pad_batch
 from reproq.models import FAMILY_MODULES
 from reproq.models.bow_cnn import BOWCNN, BOWCNNConfig
 from reproq.models.question import RankingBatch
+from reproq.question_retrieval.evaluate import headline, retrieval_scores
 from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
-from reproq.question_retrieval.inputs import STAND_IN
+from reproq.question_retrieval.inputs import STAND_IN, RetrievalInputs
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
 from reproq.train.objectives import LogisticRankingObjective
@@ -97,12 +105,40 @@ class Collection:
         return pad_batch([self.sequences[q] or [0] for q in ids])  # an empty question reads one padding word
 
 
-def draw_negatives(split: DuplicateSplit, *, n: int, seed: int) -> np.ndarray:
+@dataclass(frozen=True)
+class Reranking:
+    """A set whose queries rank their own candidates, as training reads it (:func:`reranking`): the split (the whole
+    corpus as the collection, the training pairs, each query's group), each training query's pool of negatives, and
+    the dev and test queries with their candidates and the metrics' convention for a query without a positive."""
+
+    split: DuplicateSplit
+    pools: dict[str, tuple[str, ...]]  # training query -> the questions its pairs' negatives are drawn from
+    dev: tuple[EvalQuery, ...]
+    test: tuple[EvalQuery, ...]
+    no_positive: str = "skip"
+
+
+def reranking(data: RetrievalInputs) -> Reranking:
+    """``data``'s training groups and evaluation queries as :class:`Reranking` (the collection in sorted id order:
+    candidate scores are read by row, never ranked over it)."""
+    pairs = tuple((g.query, p) for g in data.groups for p in g.positives)
+    group = {q: i for i, g in enumerate(data.groups) for q in (g.query, *g.positives)}
+    split = DuplicateSplit(tuple(sorted(data.corpus.titles)), pairs, (), (), group)
+    return Reranking(split, {g.query: g.randoms for g in data.groups}, tuple(data.dev), tuple(data.test),
+                     data.no_positive)
+
+
+def draw_negatives(split: DuplicateSplit, *, n: int, seed: int,
+                   pools: dict[str, tuple[str, ...]] | None = None) -> np.ndarray:
     """``[pairs, n]`` collection rows drawn once per training pair (§2.5), with replacement, among the questions
-    that are in neither side's group of duplicates."""
+    that are in neither side's group of duplicates; with ``pools``, among the pair's query's pool."""
     rng = np.random.default_rng([seed, len(split.train)])
     out = np.empty((len(split.train), n), dtype=np.int64)
+    row_of = {q: i for i, q in enumerate(split.collection)} if pools is not None else {}
     for i, (a, _) in enumerate(split.train):
+        if pools is not None:
+            out[i] = [row_of[q] for q in np.asarray(pools[a])[rng.integers(len(pools[a]), size=n)]]
+            continue
         drawn: list[int] = []
         while len(drawn) < n:
             row = int(rng.integers(len(split.collection)))
@@ -110,6 +146,16 @@ def draw_negatives(split: DuplicateSplit, *, n: int, seed: int) -> np.ndarray:
                 drawn.append(row)
         out[i] = drawn
     return out
+
+
+def candidate_evaluation(score_block, collection: Collection, queries: Sequence[EvalQuery], *,
+                         no_positive: str) -> dict:
+    """Each query's candidates ranked by the model's scores (:func:`score_blocks`), scored by
+    :func:`~reproq.question_retrieval.evaluate.retrieval_scores`."""
+    row = {q: i for i, q in enumerate(collection.split.collection)}
+    block = score_block(np.array([row[q.id] for q in queries], dtype=np.int64))
+    scores = [block[i, [row[c] for c in q.candidate_ids]] for i, q in enumerate(queries)]
+    return retrieval_scores(queries, scores, no_positive=no_positive)
 
 
 def training_batches(collection: Collection, negatives: np.ndarray, config: DosSantosConfig, *, epoch: int,
@@ -170,29 +216,44 @@ def score_blocks(model: BOWCNN, collection: Collection, *, device, batch_size: i
 
 
 def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *, device: str = "auto",
-                  checkpoint_root: Path | None = None, progress: bool = True) -> tuple[BOWCNN, RunResult]:
+                  checkpoint_root: Path | None = None, progress: bool = True,
+                  reranked: Reranking | None = None) -> tuple[BOWCNN, RunResult]:
     """Train one configuration with one seed through the study's training routine (:func:`reproq.train.routine.
     train`; resumed under ``checkpoint_root``): plain SGD, validation Accuracy@1 keeps the epoch; the validation and
-    test Accuracy@k of that epoch are the result."""
-    negatives = draw_negatives(collection.split, n=config.n_negatives, seed=seed)
+    test Accuracy@k of that epoch are the result. With ``reranked`` (``collection`` built on its split), the pairs'
+    negatives come from its pools and each query ranks its own candidates: dev MRR keeps the epoch, the dev and
+    test MAP, MRR, P@1, P@5 of that epoch are the result."""
     split = collection.split
+    negatives = draw_negatives(split, n=config.n_negatives, seed=seed, pools=reranked.pools if reranked else None)
+
+    def on(queries, blocks, **options):
+        if reranked is None:
+            return evaluate(blocks, split, queries, **options)
+        return candidate_evaluation(blocks, collection, queries, no_positive=reranked.no_positive)
+
+    dev = reranked.dev if reranked else split.valid
+    test = reranked.test if reranked else split.test
 
     def evaluations(model: BOWCNN, device: torch.device):
-        return [cb.Evaluate(lambda m: evaluate(score_blocks(m, collection, device=device), split, split.valid)),
+        def epoch(m: BOWCNN) -> dict:
+            scores = on(dev, score_blocks(m, collection, device=device))
+            return scores if reranked is None else headline(scores)
+
+        return [cb.Evaluate(epoch),
                 cb.Evaluate(lambda m: {"conv_cosine": mean_conv_cosine(m, collection, device=device)},
                             prefix="sample_")]
 
-    key = checkpoint.key({"data": collection.provenance, "split": [len(split.train), [q.id for q in split.valid]]},
+    key = checkpoint.key({"data": collection.provenance, "split": [len(split.train), [q.id for q in dev]]},
                          config, seed, code=checkpoint.Code((__name__, STAND_IN), FAMILY_MODULES))
     fitted = routine.train(
         lambda device: build_model(collection, config), LogisticRankingObjective(gamma=config.gamma),
         lambda epoch: training_batches(collection, negatives, config, epoch=epoch, seed=seed), seed=seed,
-        device=device, epochs=config.epochs, selection=routine.Selection("dev_Accuracy@1", config.patience),
+        device=device, epochs=config.epochs,
+        selection=routine.Selection("dev_MRR" if reranked else "dev_Accuracy@1", config.patience),
         evaluations=evaluations, optimizer=functools.partial(torch.optim.SGD, lr=config.lr), key=key,
         checkpoint_root=checkpoint_root, desc=f"{config.label()} seed {seed}", progress=progress)
     blocks = score_blocks(fitted.model, collection, device=fitted.device)
-    scores = {"dev": evaluate(blocks, split, split.valid),
-              "test": evaluate(blocks, split, split.test, progress=progress)}
+    scores = {"dev": on(dev, blocks), "test": on(test, blocks, **({} if reranked else {"progress": progress}))}
     return fitted.model, fitted.result(config, seed, scores)
 
 

@@ -99,6 +99,15 @@ def prepare_target(target: QuestionRetrievalData, vocab) -> Target:
 
 
 @dataclass(frozen=True)
+class PretrainingInputs:
+    """The pre-training texts as the encoder–decoder reads them (:class:`~reproq.data.askubuntu.PretrainingCorpus`
+    on the retrieval vocabulary)."""
+
+    corpus: EncodedCorpus
+    pairs: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class RetrievalInputs:
     """A question-retrieval dataset as the encoders read it (:func:`prepare`): the vocabulary, its word vectors and
     IDF weights, the corpus as ids, the training groups, the dev and test queries, and where it came from."""
@@ -114,6 +123,8 @@ class RetrievalInputs:
     provenance: dict[str, str]
     heldout: tuple[str, ...] = ()  # never trained on: pre-training's perplexity (Lei et al. Figure 3)
     target: Target | None = None  # domain adaptation: the target domain on this vocabulary (:mod:`.adaptation`)
+    no_positive: str = "skip"  # what a query without a positive counts (QuestionRetrievalData.no_positive)
+    pretraining: PretrainingInputs | None = None  # None: pre-training reads ``corpus`` (Lei et al. §4.2)
 
 
 def prepare(data: QuestionRetrievalData, *, max_positives: int = 10,
@@ -133,7 +144,10 @@ def prepare(data: QuestionRetrievalData, *, max_positives: int = 10,
                            encode_corpus(data.corpus, vocab, max_body_len=None),
                            training_groups(data.train, data.corpus, max_positives=max_positives),
                            data.dev, data.test, data.synthetic, provenance, tuple(data.heldout),
-                           None if target is None else prepare_target(target, vocab))
+                           None if target is None else prepare_target(target, vocab), data.no_positive,
+                           None if data.pretraining is None else PretrainingInputs(
+                               encode_corpus(data.pretraining.questions, vocab, max_body_len=None),
+                               data.pretraining.pairs))
 
 
 def build_embedding(data: RetrievalInputs, config: TrainConfig) -> WordEmbedding:

@@ -7,7 +7,10 @@ marked similar to it. Where the paper is silent this follows taolei87/rcnn ``pt/
 - the pairs (context question, title question) of an epoch are every question with itself (auto-encoding)
   and both directions of every user-marked similar pair of the training file (queries with 1 to 10 similar
   questions, as for fine-tuning), shuffled; each batch of pairs is two updates, one with the titles as
-  contexts and one with the bodies (``--use_title 1 --use_body 1``); 256 pairs a batch;
+  contexts and one with the bodies (``--use_title 1 --use_body 1``); 256 pairs a batch; where the data bring
+  pre-training texts of their own (SemEval-2016 3B's training threads: :class:`~reproq.question_retrieval.inputs.
+  PretrainingInputs`), those are the questions, and their extra pairs (a comment, its thread's question) are pairs
+  too; a context without a title (a comment's) is left out of the titles' update;
 - the same learning rate and dropout as fine-tuning (footnote 7), Adam, the same L2 term, up to 40 epochs,
   stopping after 15 without a better score. The released code saves a model each time dev MRR improves; we keep
   the epoch of the lowest held-out perplexity, the pre-training objective's own validation, so that no label of
@@ -43,7 +46,7 @@ from reproq.models.encoder_decoder import EncoderDecoder, TitleBatch
 from reproq.models.question import QuestionEncoder, QuestionEncoderConfig
 from reproq.models.rcnn_checkpoint import load_checkpoint, load_rcnn
 from reproq.question_retrieval.batches import EncodedCorpus
-from reproq.question_retrieval.evaluate import evaluate
+from reproq.question_retrieval.evaluate import evaluate, headline
 from reproq.question_retrieval.inputs import RetrievalInputs, TrainConfig, build_embedding, cut_corpus, run_code
 from reproq.train import callbacks as cb
 from reproq.train import checkpoint, routine
@@ -79,14 +82,15 @@ def title_pairs(groups, corpus: EncodedCorpus, *, heldout: Sequence[str], simila
 def title_batches(pairs: Sequence[tuple[str, str]], corpus: EncodedCorpus, *, contexts: Sequence[str], epoch: int,
                   seed: int, batch_size: int, max_pairs: int | None = None) -> Iterator[TitleBatch]:
     """One epoch: the pairs in an order drawn from ``(seed, epoch)`` (its first ``max_pairs``), ``batch_size``
-    a batch, each batch once per context field."""
+    a batch, each batch once per context field (a pair whose context has no title is left out of the titles')."""
     order = np.random.default_rng([seed, epoch]).permutation(len(pairs))[:max_pairs]
     for start in range(0, len(order), batch_size):
         chunk = [pairs[i] for i in order[start:start + batch_size]]
-        title = pad_batch([corpus.titles[b] for _, b in chunk])
         for field in contexts:
             texts = corpus.titles if field == "title" else corpus.bodies
-            yield TitleBatch(*pad_batch([texts[a] for a, _ in chunk]), *title)
+            read = [(a, b) for a, b in chunk if field != "title" or texts[a]]
+            if read:
+                yield TitleBatch(*pad_batch([texts[a] for a, _ in read]), *pad_batch([corpus.titles[b] for _, b in read]))
 
 
 def heldout_perplexity(model: EncoderDecoder, corpus: EncodedCorpus, heldout: Sequence[str], *, device,
@@ -141,13 +145,20 @@ def pretrain_one(data: RetrievalInputs, config: TrainConfig, seed: int, *, devic
     p = config.pretrain
     if p.released:
         return _released(data, config, seed)
-    corpus = cut_corpus(data, config)
+    corpus = cut_corpus(data, config) if data.pretraining is None else \
+        data.pretraining.corpus.cut(config.max_title_len, config.max_body_len)
     pairs = title_pairs(data.groups, corpus, heldout=data.heldout, similar_pairs=p.similar_pairs)
+    if data.pretraining is not None:
+        barred = set(data.heldout)
+        pairs = sorted({*pairs, *((a, b) for a, b in data.pretraining.pairs
+                                 if a not in barred and b not in barred and corpus.titles.get(b))})
+    dev_corpus = cut_corpus(data, config)  # the untuned encoder's dev MRR reads the retrieval corpus
 
     def evaluations(model: EncoderDecoder, device: torch.device):
         return [cb.Evaluate(lambda m: {"perplexity": heldout_perplexity(m, corpus, data.heldout, device=device)},
                             "heldout_"),
-                cb.Evaluate(lambda m: evaluate(title_encoder(m), corpus, data.dev, device=device))]
+                cb.Evaluate(lambda m: headline(evaluate(title_encoder(m), dev_corpus, data.dev, device=device,
+                                                             no_positive=data.no_positive)))]
 
     def batches(epoch: int):
         return title_batches(pairs, corpus, contexts=p.contexts, epoch=epoch, seed=seed, batch_size=p.batch_size,

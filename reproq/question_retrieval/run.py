@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from reproq.models.question import QuestionRanker
-from reproq.question_retrieval.evaluate import evaluate
+from reproq.question_retrieval.evaluate import evaluate, headline
 from reproq.question_retrieval.inputs import (RetrievalInputs, TrainConfig, build_model, checkpoint_key, cut_corpus,
                                               source_batches)
 from reproq.question_retrieval.pretrain import pretrain_one
@@ -61,11 +61,13 @@ def trained_model(data: RetrievalInputs, config: TrainConfig, seed: int, *, devi
         if start is not None:
             model.question_encoder.encoder.encoder.load_state_dict(start.encoder)
         model.eval()  # the untrained model's test scores, read once before training (epoch 0 reads dev)
-        untrained_test.update(_headline(evaluate(model.question_encoder, corpus, data.test, device=device)))
+        untrained_test.update(headline(evaluate(model.question_encoder, corpus, data.test, device=device,
+                                                  no_positive=data.no_positive)))
         return model
 
     def evaluations(model: QuestionRanker, device: torch.device):
-        return [cb.Evaluate(lambda m: _headline(evaluate(m.question_encoder, corpus, data.dev, device=device)))]
+        return [cb.Evaluate(lambda m: headline(evaluate(m.question_encoder, corpus, data.dev, device=device,
+                                                         no_positive=data.no_positive)))]
 
     fitted = routine.train(
         build, objective or MaxMarginObjective(margin=config.margin, l2=config.l2),
@@ -76,18 +78,14 @@ def trained_model(data: RetrievalInputs, config: TrainConfig, seed: int, *, devi
         checkpoint_root=checkpoint_root, desc=f"{config.encoder} seed {seed}", progress=progress, started=started)
     encoder = fitted.model.question_encoder
     untrained_dev = {k[4:]: v for k, v in fitted.state.history[0].items() if k.startswith("dev_")}
-    scores = {"dev": evaluate(encoder, corpus, data.dev, device=fitted.device),
-              "test": evaluate(encoder, corpus, data.test, device=fitted.device),
+    scores = {"dev": evaluate(encoder, corpus, data.dev, device=fitted.device, no_positive=data.no_positive),
+              "test": evaluate(encoder, corpus, data.test, device=fitted.device, no_positive=data.no_positive),
               "untrained_dev": untrained_dev, "untrained_test": untrained_test}
     return fitted.model, fitted.result(config, seed, scores)
 
 
 def _batches(data: RetrievalInputs, corpus, config: TrainConfig, seed: int, epoch: int):
     return source_batches(data, corpus, config, seed=seed, epoch=epoch)
-
-
-def _headline(scores: dict) -> dict:
-    return {k: scores[k] for k in ("MAP", "MRR", "P@1", "P@5")}
 
 
 def run_grid(data: RetrievalInputs, configs: Sequence[TrainConfig], seeds: Sequence[int], *,

@@ -11,7 +11,9 @@ from reproq.data.errors import FormatError, MissingDataError
 from reproq.data.semeval import (
     DEV_RELEVANCY,
     DEV_XML,
+    EXTRA_2015_XMLS,
     TEST_RELEVANCY,
+    TEST_XML,
     TRAIN_XMLS,
     load_semeval,
     read_relevancy,
@@ -78,11 +80,22 @@ def test_malformed_relevancy_line_is_a_format_error(tmp_path):
     assert str(info.value).startswith(f"{path}:2: expected 5 tab-separated fields")
 
 
-def test_test_split_and_unknown_split():
-    with pytest.raises(MissingDataError, match="test threads"):
-        load_semeval("test")
+def test_unknown_split():
     with pytest.raises(ValueError, match="dev"):
         load_semeval("validation")
+
+
+def test_a_test_input_needs_its_gold_file(tmp_path):
+    path = tmp_path / "input.xml"
+    path.write_text(SAMPLE.read_text().replace('RELC_RELEVANCE2RELQ="Bad"', 'RELC_RELEVANCE2RELQ="?"'))
+    with pytest.raises(FormatError, match="expected RELC_RELEVANCE2RELQ in Good"):
+        read_semeval(path)
+    joined = read_semeval(path, gold=FIXTURES / "subtaskA-sample.xml.subtaskA.relevancy")
+    assert joined == read_semeval(SAMPLE)
+    gold = tmp_path / "gold.relevancy"
+    gold.write_text((FIXTURES / "subtaskA-sample.xml.subtaskA.relevancy").read_text() + "Q318_R6\tQ318_R6_C9\t9\t0.1\tfalse\n")
+    with pytest.raises(FormatError, match="gold.relevancy:6: expected only comments of input.xml"):
+        read_semeval(path, gold=gold)
 
 
 # --- the real files ---------------------------------------------------------------------------------
@@ -115,6 +128,20 @@ def test_train_without_part1_warns_and_uses_part2(real_data):
         assert len(train) == 379
     else:
         assert len(train) > 379
+
+
+def test_test_threads_join_the_gold_labels(real_data):
+    real_data("semeval2016", TEST_XML)
+    test = load_semeval("test")
+    assert (len(test), sum(len(q.candidates) for q in test), sum(q.n_positive for q in test)) == (327, 3270, 1329)
+
+
+def test_the_2015_extra_threads(real_data):
+    for path in EXTRA_2015_XMLS:
+        real_data("semeval2016", path)
+    extra = load_semeval("train-2015")
+    assert (len(extra), sum(len(q.candidates) for q in extra)) == (610, 3405)
+    assert not {q.id for q in extra} & {q.id for q in load_semeval("dev")}
 
 
 def test_test_gold_labels(real_data):
