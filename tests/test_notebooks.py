@@ -42,6 +42,12 @@ FACTS = {
         # Table 3 sets it (200 filters for each kernel size 1-5), not their printed 420,600
         ("smolyakov2017_table6_params", dict(method=m, metric="params"), v, 0)
         for m, v in dict(CNN=601_000, LSTM=337_920).items()],
+    "14_semeval_question_retrieval": [  # SemEval-2016 3B: the search engine's order is the official scorer's baseline
+        # (a constant scorer keeps it: ties in the engine's order), and a team's run re-scored is its official MAP
+        *[("semeval2016b", dict(method="floor: search engine order", split=split, metric="MAP"), v, 5e-5)
+          for split, v in (("dev", 0.7135), ("test", 0.7475))],
+        ("semeval2016b", dict(method="2016 team: UH-PRHLT", metric="MAP"), 0.7670, 5e-5),
+    ],
     "04_trecqa_ctrn": [  # Tay et al. Table 2 as its formulas count (encoder weights + composition)
         ("tay2018_table2", dict(method=m, metric="params", variant="as Table 2 counts (encoder weights + composition)"),
          v, 0) for m, v in dict(QRNN=1_052_800, CTRN=1_052_800, LSTM=1_794_176).items()],

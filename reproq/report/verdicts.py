@@ -259,11 +259,19 @@ def _shows(stem: str, paper: str, number: int) -> bool:
     return bool(match) and int(match[1]) <= number <= int(match[2] or match[1])
 
 
+NOT_TESTABLE = "not testable here (the paper's data: no real-data records of both)"
+
+
 def claim_rows(records: list[Record]) -> pd.DataFrame:
     """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data, on the metric the
     paper says it of (:func:`reproq.results.paired.claim`: Δ = a − b, its 95 % interval, *confirmed*,
     *contradicted* or *not shown*; *not testable here* without real records of both), with the paper's sentence
-    (``quote``) and the same test on the paper's other metrics for the pair (``beside``: one phrase)."""
+    (``quote``) and the same test on the paper's other metrics for the pair (``beside``: one phrase); then, for the
+    papers whose data cannot be had, the same claims *tested on a real substitute*, SemEval-2016 3B
+    (:func:`reproq.papers.real_substitute.claim_table`, Holm within a paper), which are findings about that set and
+    never count as a reproduction. ``on`` says which data a row's test is on."""
+    from reproq.papers import real_substitute
+
     rows = []
     for paper in PAPERS.values():
         real = [r for r in records if r.paper == paper.key and not r.synthetic]
@@ -272,7 +280,13 @@ def claim_rows(records: list[Record]) -> pd.DataFrame:
             beside = [(metric, _tested(real, c.a, c.b, metric, c.where)) for metric in c.beside]
             rows.append(dict(paper=paper.key, claim=c.text, quote=c.quote, metric=c.metric, **tested,
                              beside="; ".join(f"{metric} {t['verdict']}{claim_numbers(t)}" for metric, t in beside
-                                              if t["delta"] == t["delta"])))
+                                              if t["delta"] == t["delta"]), on="the paper's data"))
+    substitute = real_substitute.claim_table(records)
+    if len(substitute):
+        substitute = substitute[substitute["seeds"] > 0]
+        substitute = substitute.assign(verdict=[f"{real_substitute.SUBSTITUTE} — {v}" for v in substitute["verdict"]],
+                                       on=real_substitute.TABLE)
+        rows += substitute.rename(columns={"over": "interval over"}).to_dict("records")
     return pd.DataFrame(rows)
 
 
@@ -281,7 +295,7 @@ def _tested(records: list[Record], a: str, b: str, metric: str, where: dict) -> 
         return claim(records, a, b, metric=metric, **where)
     except ValueError:
         return {"delta": np.nan, "low": np.nan, "high": np.nan, "seeds": 0, "interval over": "",
-                "verdict": "not testable here (no real-data records of both)"}
+                "verdict": NOT_TESTABLE, "p": np.nan}
 
 
 def verdict_counts(tables: pd.DataFrame, figures: pd.DataFrame) -> pd.DataFrame:

@@ -108,3 +108,25 @@ def test_negatives_are_never_duplicates(split):
     drawn = bow_cnn.draw_negatives(split, n=20, seed=3)
     for (a, _), rows in zip(split.train, drawn):
         assert all(split.group.get(split.collection[r]) != split.group[a] for r in rows)
+
+
+def test_reranking_trains_on_each_querys_pool_and_scores_its_own_candidates(tiny_prepared, tmp_path):
+    """dos Santos et al.'s networks on a set whose queries rank their own candidates (SemEval-2016 3B): the negatives
+    of a pair come from its query's pool, the dev MRR of the candidates keeps the epoch, and the scores of the
+    candidates are the model's pair scores."""
+    from reproq.question_retrieval.evaluate import retrieval_scores
+
+    data = tiny_prepared()
+    reranked = bow_cnn.reranking(data)
+    assert reranked.split.train == tuple((g.query, p) for g in data.groups for p in g.positives)
+    negatives = bow_cnn.draw_negatives(reranked.split, n=5, seed=1, pools=reranked.pools)
+    for (query, _), rows in zip(reranked.split.train, negatives):
+        assert {reranked.split.collection[r] for r in rows} <= set(reranked.pools[query])
+    collection = bow_cnn.Collection.build(data, reranked.split, "title+body")
+    config = bow_cnn.DosSantosConfig(model=BOWCNNConfig(conv_units=8), epochs=2, pairs_per_batch=8)
+    model, result = bow_cnn.trained_model(collection, config, 1, device="cpu", progress=False, reranked=reranked)
+    assert "dev_MRR" in result.history[1] and 1 <= result.best_epoch <= 2
+    block = bow_cnn.score_blocks(model, collection, device="cpu")
+    row = {q: i for i, q in enumerate(collection.split.collection)}
+    by_hand = [block(np.array([row[q.id]]))[0, [row[c] for c in q.candidate_ids]] for q in data.test]
+    assert result.scores["test"]["MAP"] == pytest.approx(retrieval_scores(data.test, by_hand)["MAP"])

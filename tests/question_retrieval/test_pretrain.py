@@ -162,3 +162,33 @@ def test_the_authors_released_rcnn_can_be_the_starting_point(data, real_data):
     assert start.history == [] and all(torch.equal(start.encoder[k], theirs[k]) for k in theirs)
     with pytest.raises(ValueError, match="released encoder is an RCNN"):
         pt.pretrain_one(wide, config(pretrain=released), seed=1, device="cpu", progress=False)  # d = 6
+
+
+def test_a_context_without_a_title_is_left_out_of_the_titles_update():
+    corpus = EncodedCorpus({"q": [2, 3], "c": []}, {"q": [5], "c": [6, 7]})  # "c": a comment, no title
+    batches = list(pt.title_batches([("q", "q"), ("c", "q")], corpus, contexts=("title", "body"), epoch=1, seed=0,
+                                    batch_size=2))
+    assert [len(b.title) for b in batches] == [1, 2]  # the titles' update reads "q" alone, the bodies' both
+    assert batches[0].context.tolist() == [[2, 3]]
+
+
+def test_pretraining_texts_of_their_own_are_what_pretraining_reads(data, tmp_path):
+    """With ``data.pretraining`` (SemEval-2016 3B's training threads), the pairs come from those texts and their extra
+    pairs, never from the retrieval corpus: a corpus question absent from them is never a title to generate."""
+    ids = sorted(data.corpus.titles)[:40]
+    own = inputs.PretrainingInputs(EncodedCorpus({q: data.corpus.titles[q] for q in ids} | {"comment": []},
+                                                 {q: data.corpus.bodies[q] for q in ids} | {"comment": [5, 6]}),
+                                   (("comment", ids[0]),))
+    seen = []
+    original = pt.title_batches
+
+    def recording(pairs, *args, **kwargs):
+        seen.extend(pairs)
+        return original(pairs, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pt, "title_batches", recording)
+        pt.pretrain_one(replace(data, pretraining=own, heldout=(ids[1],)), config("gru", pretrain=replace(
+            PRETRAIN, epochs=1)), seed=1, device="cpu", checkpoint_root=tmp_path, progress=False)
+    assert ("comment", ids[0]) in seen
+    assert {b for _, b in seen} <= set(ids) - {ids[1]}  # only its own questions' titles, never the held-out one
