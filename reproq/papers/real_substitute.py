@@ -129,11 +129,11 @@ def item_of(paper: str, setting: str, variant: str) -> str:
 def coverage(records: Sequence[Record]) -> dict[str, str]:
     """Per paper with trained rows here, what the report's papers table says of it: the paper's tables whose networks
     were trained on the substitute, how many networks, and how many of its claims were tested (:data:`CLAIMS`)."""
-    mine = [r for r in records if r.table == TABLE and r.split == "test" and r.seeds and not r.synthetic]
-    claims = claim_table(mine) if mine else pd.DataFrame(columns=["paper", "seeds"])
+    here = [r for r in records if r.table == TABLE and r.split == "test" and not r.synthetic]
+    claims = claim_table(here) if here else pd.DataFrame(columns=["paper", "seeds"])
     out = {}
     for paper in CLAIMS:
-        rows = {(r.method, r.setting, r.variant) for r in mine if r.paper == paper}
+        rows = {(r.method, r.setting, r.variant) for r in here if r.paper == paper and r.seeds}  # the networks
         if rows:
             items = sorted({int(item_of(paper, s, v).split()[1]) for _, s, v in rows})
             tested = int((claims[claims.paper == paper]["seeds"] > 0).sum())

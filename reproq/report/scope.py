@@ -109,7 +109,10 @@ def scope_table(results_dir: Path | None = None, numbers_csv: Path | None = None
         coverage has), ``elsewhere`` (:func:`elsewhere`) and ``where`` (the results/ folders holding the item's
         records).
     """
+    from reproq.papers.real_substitute import TABLE as SUBSTITUTE  # a paper's networks on SemEval-2016 3B: no item of it
+
     records = read_records(results_dir or paths.ROOT / "results")
+    records = records[records.table != SUBSTITUTE]
     numbers = pd.read_csv(numbers_csv, dtype=str, keep_default_na=False) if numbers_csv else printed_numbers()
     found = [*zip(numbers.paper, numbers.table), *zip(records.paper, records.table)]
     items = {(paper, item) for paper, item in found + [f[:2] for f in FIGURES] if paper in PAPERS}
