@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from reproq.papers.paper import Paper
 
 PAPER = Paper(key="toy2026", short="Toy et al. 2026", citation="Toy, A. (2026). A test paper.", topic="a test",
-              has="Table 1: one number", seed_file="", notebooks=("14_toy_paper",))
+              has="Table 1: one number", seed_file="", notebooks=("15_toy_paper",))
 SECTION = "toy"
 
 
@@ -44,7 +44,7 @@ toy2026,,Table 1,-,test,Toy,-,MAP,31.0,
 
 CELLS = ['PROFILE = "cpu"  # smoke | cpu | paper\nSEEDS = None',
          ("from reproq.notebook import setup\n"
-          'profile, toy, seeds, checkpoints, out = setup("14_toy_paper", profile=PROFILE, seeds=SEEDS, section="toy",\n'
+          'profile, toy, seeds, checkpoints, out = setup("15_toy_paper", profile=PROFILE, seeds=SEEDS, section="toy",\n'
           '                                            checkpoints="toy")'),
          ('records = out.provenance().records({"MAP": toy.size / 10}, paper="toy2026", table="Table 1", dataset="-",\n'
           '                                   split="test", method="Toy", seeds=seeds)\n'
@@ -73,10 +73,10 @@ def test_a_sixth_paper_is_its_module_and_its_notebook(tmp_path):
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
     notebook.cells[0].metadata["tags"] = ["parameters"]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(notebook, root / "notebooks" / "14_toy_paper.ipynb")
+    nbformat.write(notebook, root / "notebooks" / "15_toy_paper.ipynb")
 
     env = {**os.environ, "PYTHONPATH": str(root), "REPROQ_BUILD": str(tmp_path / "build")}
-    ran = subprocess.run([sys.executable, "-m", "reproq", "run", "--profile", "smoke", "--only", "14"], env=env,
+    ran = subprocess.run([sys.executable, "-m", "reproq", "run", "--profile", "smoke", "--only", "15"], env=env,
                          cwd=root, capture_output=True, text=True, timeout=600, check=False)
     assert ran.returncode == 0, ran.stderr[-2000:]
     reported = subprocess.run([sys.executable, "-c", REPORT], env=env, cwd=root, capture_output=True, text=True,
@@ -84,12 +84,12 @@ def test_a_sixth_paper_is_its_module_and_its_notebook(tmp_path):
     assert reported.returncode == 0, reported.stderr[-2000:]
     said = json.loads(reported.stdout)
     assert said["papers"][-1] == "toy2026" and len(said["papers"]) == 6
-    assert said["order"][-2:] == ["14_toy_paper", "13_report"]  # the report runs last, by its role
-    assert ["14_toy_paper"] in said["lanes"]
+    assert said["order"][-2:] == ["15_toy_paper", "13_report"]  # the report runs last, by its role
+    assert ["15_toy_paper"] in said["lanes"]
     assert [(r["method"], r["metric"]) for r in said["rows"]] == [("Toy", "MAP")]
     assert float(said["rows"][0]["mean"]) == pytest.approx(0.3)  # the smoke profile's size, from the module
     assert said["rows"][0]["verdict"] == "reproduced"  # 0.30 beside 31.0 read as a percent (from its numbers): 0.31
     after = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert {str(p) for p in after if p not in before} == {"reproq/papers/toy2026.py", "reproq/papers/toy2026_numbers.csv",
-                                                          "notebooks/14_toy_paper.ipynb"}
+                                                          "notebooks/15_toy_paper.ipynb"}
     assert all(after[p] == before[p] for p in before)  # no other file touched

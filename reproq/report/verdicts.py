@@ -370,10 +370,36 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFra
     lines += ["", "The papers' claims on real data, each on the metric the paper's sentence is about (Δ = a − b "
                   "paired by seed, and by question where the records keep each question's value; 95 % interval, what "
                   "it resamples in brackets), the paper's other metrics for the pair beside:", ""]
-    lines += [claim_markdown(c) for c in claims.to_dict("records")]
+    on_their_data = claims[claims["on"] != SUBSTITUTE_TABLE] if "on" in claims else claims
+    lines += [claim_markdown(c) for c in on_their_data.to_dict("records")]
+    lines += substitute_markdown(claims)
     if rows is not None:
         lines += ["", not_reproduced_markdown(rows)]
     return "\n".join(lines) + "\n"
+
+
+SUBSTITUTE_TABLE = "SemEval-2016 3B"  # reproq.papers.real_substitute.TABLE: the claims tested on a real substitute
+
+
+def substitute_markdown(claims: pd.DataFrame) -> list[str]:
+    """The claims :func:`claim_rows` tested on the real substitute, one line per paper (its family, Holm within it):
+    each claim's verdict and Δ with its interval, the paper's sentence once; the papers' pages list them one by one."""
+    if "on" not in claims:
+        return []
+    mine = claims[claims["on"] == SUBSTITUTE_TABLE]
+    if mine.empty:
+        return []
+    lines = ["", f"The same papers' claims tested on a real substitute, {SUBSTITUTE_TABLE} test (notebook 14: a "
+                 "finding about that set, never a reproduction of the paper's AskUbuntu numbers; Δ = a − b paired by "
+                 "query and seed, 95 % interval over both, Holm within each paper; each claim in full on the paper's "
+                 "page):", ""]
+    for paper, rows in mine.groupby("paper", sort=False):
+        said = "; ".join(f"{r['claim'].replace(' on SemEval-2016 3B test', '')}, {r['metric']}: "
+                         f"**{r['verdict'].split(' — ')[-1]}**, Δ = {r['delta']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}]"
+                         for r in rows.to_dict("records"))
+        lines.append(f"- {paper}: {said}")
+        lines += [f"  {q}" for q in dict.fromkeys(rows["quote"]) if q]
+    return lines
 
 
 def claim_markdown(tested: dict) -> str:

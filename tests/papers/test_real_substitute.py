@@ -90,3 +90,25 @@ def test_the_papers_table_says_what_each_paper_had_tested_on_the_substitute():
     rng = np.random.default_rng(0)
     said = substitute.coverage(family(0.05, rng))
     assert said == {"lei2016": "Tables 2, 5: 6 networks, 4 claims tested (`14_semeval_question_retrieval`)"}
+
+
+# where each paper prints the pair a substitute claim tests: its table, split and metric on its own data
+PAPERS_OWN = {"lei2016": dict(table="Table 2", dataset="askubuntu", split="test"),
+              "smolyakov2017": dict(table="Table 6", dataset="askubuntu", split="test"),
+              "rankine2016": dict(table="Table 1", dataset="askubuntu", split="dev")}
+DOS_SANTOS_TABLE = {"title": "Table 3", "title+body": "Table 4"}
+
+
+def test_the_papers_own_numbers_point_the_way_each_substitute_claim_tests():
+    from reproq.results.tables import paper_numbers
+
+    for paper, family in substitute.CLAIMS.items():
+        numbers = paper_numbers(paper)
+        for c in family:
+            if paper == "dossantos2015":
+                where = dict(table=DOS_SANTOS_TABLE[c.where["setting"]], dataset="askubuntu", split="test",
+                             metric="Accuracy@1", setting=c.where["setting"])
+            else:
+                where = dict(PAPERS_OWN[paper], metric=c.metric)
+            rows = numbers[np.logical_and.reduce([numbers[k] == v for k, v in where.items()])].set_index("method")
+            assert rows.loc[c.a, "value"] > rows.loc[c.b, "value"], (paper, c.text)
