@@ -156,8 +156,7 @@ def trained_records(data: RetrievalInputs, trained: Sequence[Method], seeds: Seq
     for m in trained:
         if m.paper == "dossantos2015":
             collection = bow_cnn.Collection.build(data, reranked.split, m.setting)
-            runs = [bow_cnn.run_one(collection, m.configs[0], seed, reranked=reranked, **run_options)
-                    for seed in seeds]
+            runs = bow_cnn.run_grid(collection, m.configs, seeds, reranked=reranked, **run_options).best_runs
         else:
             runs = run_grid(data, m.configs, seeds, **run_options).best_runs
         records += run_records(runs, provenance, metrics=list(METRICS), **_keys(m))

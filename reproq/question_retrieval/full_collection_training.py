@@ -37,9 +37,10 @@ from reproq.question_retrieval.evaluate import headline, retrieval_scores
 from reproq.question_retrieval.full_collection import DuplicateSplit, evaluate
 from reproq.question_retrieval.inputs import STAND_IN, RetrievalInputs
 from reproq.train import callbacks as cb
-from reproq.train import checkpoint, routine
+from reproq.train import checkpoint, grid, routine
+from reproq.train.executors import Executor
+from reproq.train.grid import GridResult, RunResult
 from reproq.train.objectives import LogisticRankingObjective
-from reproq.train.grid import RunResult
 
 
 @dataclass(frozen=True)
@@ -243,20 +244,39 @@ def trained_model(collection: Collection, config: DosSantosConfig, seed: int, *,
                 cb.Evaluate(lambda m: {"conv_cosine": mean_conv_cosine(m, collection, device=device)},
                             prefix="sample_")]
 
-    key = checkpoint.key({"data": collection.provenance, "split": [len(split.train), [q.id for q in dev]]},
-                         config, seed, code=checkpoint.Code((__name__, STAND_IN), FAMILY_MODULES))
     fitted = routine.train(
         lambda device: build_model(collection, config), LogisticRankingObjective(gamma=config.gamma),
         lambda epoch: training_batches(collection, negatives, config, epoch=epoch, seed=seed), seed=seed,
         device=device, epochs=config.epochs,
         selection=routine.Selection("dev_MRR" if reranked else "dev_Accuracy@1", config.patience),
-        evaluations=evaluations, optimizer=functools.partial(torch.optim.SGD, lr=config.lr), key=key,
-        checkpoint_root=checkpoint_root, desc=f"{config.label()} seed {seed}", progress=progress)
+        evaluations=evaluations, optimizer=functools.partial(torch.optim.SGD, lr=config.lr),
+        key=checkpoint_key(collection, config, seed, reranked=reranked), checkpoint_root=checkpoint_root,
+        desc=f"{config.label()} seed {seed}", progress=progress)
     blocks = score_blocks(fitted.model, collection, device=fitted.device)
     scores = {"dev": on(dev, blocks), "test": on(test, blocks, **({} if reranked else {"progress": progress}))}
     return fitted.model, fitted.result(config, seed, scores)
 
 
+def checkpoint_key(collection: Collection, config: DosSantosConfig, seed: int, *,
+                   reranked: Reranking | None = None) -> str:
+    """What a run's checkpoint belongs to: the collection's data and split (its validation queries, or with
+    ``reranked`` its dev queries), the configuration, the seed and this module's code."""
+    dev = reranked.dev if reranked else collection.split.valid
+    return checkpoint.key({"data": collection.provenance, "split": [len(collection.split.train), [q.id for q in dev]]},
+                          config, seed, code=checkpoint.Code((__name__, STAND_IN), FAMILY_MODULES))
+
+
 def run_one(collection: Collection, config: DosSantosConfig, seed: int, **options) -> RunResult:
     """:func:`trained_model`'s result alone."""
     return trained_model(collection, config, seed, **options)[1]
+
+
+def run_grid(collection: Collection, configs: Sequence[DosSantosConfig], seeds: Sequence[int], *,
+             executor: Executor | None = None, reranked: Reranking | None = None, **run_options) -> GridResult:
+    """Every configuration with every seed (:func:`reproq.train.grid.run_grid`, as ``question_retrieval.run``'s): the
+    best by mean validation Accuracy@1 (with ``reranked``: dev MRR); with a ``checkpoint_root``, finished runs keep
+    their records there (their wall time too) and are not run again."""
+    return grid.run_grid(functools.partial(run_one, collection, reranked=reranked, **run_options), configs, seeds,
+                         metric="MRR" if reranked else "Accuracy@1", executor=executor,
+                         store=grid.RunStore.under(run_options.get("checkpoint_root"),
+                                                   functools.partial(checkpoint_key, collection, reranked=reranked)))

@@ -130,3 +130,17 @@ def test_reranking_trains_on_each_querys_pool_and_scores_its_own_candidates(tiny
     row = {q: i for i, q in enumerate(collection.split.collection)}
     by_hand = [block(np.array([row[q.id]]))[0, [row[c] for c in q.candidate_ids]] for q in data.test]
     assert result.scores["test"]["MAP"] == pytest.approx(retrieval_scores(data.test, by_hand)["MAP"])
+
+
+def test_a_finished_run_is_reused_with_its_own_wall_time(tiny_prepared, tmp_path):
+    """bow_cnn.run_grid keeps each finished run's record beside its checkpoint, as the other tasks' run_grid do: a
+    second call trains nothing and returns the first run's numbers and seconds (not the seconds of reading it back)."""
+    data = tiny_prepared()
+    reranked = bow_cnn.reranking(data)
+    collection = bow_cnn.Collection.build(data, reranked.split, "title")
+    config = bow_cnn.DosSantosConfig(model=BOWCNNConfig(conv_units=8), epochs=1, pairs_per_batch=8)
+    first = bow_cnn.run_grid(collection, [config], [1], reranked=reranked, device="cpu", progress=False,
+                             checkpoint_root=tmp_path).best_runs[0]
+    again = bow_cnn.run_grid(collection, [config], [1], reranked=reranked, device="cpu", progress=False,
+                             checkpoint_root=tmp_path).best_runs[0]
+    assert again.seconds == first.seconds and again.scores["test"]["MAP"] == first.scores["test"]["MAP"]
