@@ -12,8 +12,9 @@ The protocol is fixed in advance and the same for every encoder; nothing in it i
   take, so their numbers here can sit below notebooks 04's and 06's;
 - the profile's sizes, epochs and batches per dataset, DEV MAP choosing the epoch; TrecQA trained on TRAIN.
 
-Evaluations (:data:`EVALUATIONS`): TrecQA raw TEST, WikiQA test, QatarLiving dev (no test split: dev also chose the
-epoch, so those rows are optimistic).
+Evaluations (:data:`EVALUATIONS`): TrecQA raw TEST, WikiQA test, QatarLiving test (SemEval-2016 3A's 327 threads),
+and SemEval-2016 3B test as a fourth real set (a query's ten related questions as its candidates: question
+retrieval in the answer-ranking head); dev keeps each run's epoch.
 
 The comparisons are declared before the run, three families per evaluation, each paired by question and seed and
 Holm-corrected within its family (:func:`reproq.results.paired.holm`): every encoder against the best floor,
@@ -59,7 +60,8 @@ TABLE = "Encoders side by side"
 ENCODERS = ("CNN", "LSTM", "GRU", "RCNN", "QRNN", "CTRN", "CBOW")  # Lei et al.'s four, Tay et al.'s two, Rankine's
 PROTOCOL = Choice("word2vec", "raw counts, after the dropout")
 # dataset -> the records' dataset name, the evaluated split, the training split
-EVALUATIONS = {"trecqa": ("trecqa", "test", "train"), "semeval2016": ("qatarliving", "dev", "train"),
+EVALUATIONS = {"trecqa": ("trecqa", "test", "train"), "semeval2016": ("qatarliving", "test", "train"),
+               "semeval2016b": ("semeval2016b", "test", "train"),
                "wikiqa": ("wikiqa", "test", "train")}
 METRICS = ("MAP", "MRR")
 
@@ -241,7 +243,7 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
     return "\n".join(lines) + (f"\n\n{said}" if said else "")
 
 
-NAMES = {"trecqa": "TrecQA raw", "qatarliving": "QatarLiving", "wikiqa": "WikiQA"}
+NAMES = {"trecqa": "TrecQA raw", "qatarliving": "QatarLiving", "wikiqa": "WikiQA", "semeval2016b": "SemEval-2016 3B"}
 READINGS = {"table": reading}
 FINDINGS = (Finding("12_encoders_side_by_side", "Every encoder of the study side by side on the answer-ranking data "
                     "(notebook 12, beyond the papers: each encoder in Tay et al.'s pointwise head, the `cpu` budget; "

@@ -227,7 +227,7 @@ def test_the_ablation_choice_configures_the_rankers_and_needs_no_test_split(monk
 
     monkeypatch.setattr(paper, "run_one", run_one)
     table = paper.run_ablation("semeval2016", paper.PROFILES["smoke"], "QRNN", 1, vectors=["word2vec"])
-    assert "TEST MAP" not in table  # a dataset without a test split: DEV only
+    assert "TEST MAP" not in table  # the runs give no test scores: DEV only
     assert [c.ranker.n_features for c in configs] == [0, 4, 4, 4]
     assert [c.ranker.feature_dropout for c in configs] == [True, True, False, False]
     choice = paper.chosen(table)
