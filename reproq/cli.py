@@ -248,8 +248,8 @@ def _report(args) -> int:
                 print(f"updated the {block} in {updated.relative_to(paths.ROOT)}")
         with runner.committing(True):  # --write: the committed study's pages
             report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
-        for written in pages.write_pages(built, report_outputs):
-            print(f"paper page: {written.relative_to(paths.ROOT)}")
+        for written in pages.write_report(built, report_outputs):
+            print(f"written: {written.relative_to(paths.ROOT)}")
         print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):

@@ -63,3 +63,19 @@ def _shift(path, value: float, **where) -> None:
 def shift():
     """``shift(path, value, **where)``: a record file's matching values moved, to see a reading's words follow."""
     return _shift
+
+
+def _add_seed(path, seed: int, like: int, offset: float = 0.0, **where) -> None:
+    """Copy every record of the jsonl ``path`` of seed ``like`` as seed ``seed``, ``offset`` added to the copies that
+    match ``where``: a third seed, so that an interval over the seeds exists (it needs three distinct values)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    copies = [{**r, "seeds": [seed], "value": r["value"] + offset * all(r[k] == v for k, v in where.items())}
+              for r in lines if r["seeds"] == [like]]
+    assert copies, f"{path.name} has no record of seed {like}"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in lines + copies))
+
+
+@pytest.fixture
+def add_seed():
+    """``add_seed(path, seed, like, offset, **where)``: a record file given another seed (:func:`_add_seed`)."""
+    return _add_seed

@@ -336,8 +336,8 @@ PRETRAIN = "+pretrain"  # a model fine-tuned from its pre-trained encoder: "<mod
 def _difference(d: Difference, a: str, b: str) -> str:
     """A paired difference (:class:`reproq.results.Difference`) of fractions in points: ``a − b``, its 95 % interval,
     what the interval resamples and what it shows."""
-    return (f"{100 * d.mean:+.2f} (95 % interval {100 * d.low:+.2f} to {100 * d.high:+.2f}, {d.over}: "
-            f"{d.verdict(a, b)})")
+    interval = f"95 % interval {100 * d.low:+.2f} to {100 * d.high:+.2f}, " if d.low == d.low else ""
+    return f"{100 * d.mean:+.2f} ({interval}{d.over}: {d.verdict(a, b)})"
 
 
 def _perplexity_line(records: Sequence[Record], folder: Path) -> str:
@@ -398,7 +398,8 @@ def _gain_lines(records: Sequence[Record], metrics: Sequence[str]) -> list[str]:
             f"difference paired by seed, its 95 % t interval over {seeds} seeds, and what it shows):"] + [
         f"  - {model} ({setting.removeprefix('pooling=')} pooling): " + "; ".join(
             f"{r['split']} {r['metric']} {r['from scratch']:.1f} → {r['+ pre-train']:.1f}, {r['difference']:+.2f} "
-            f"({r['95% low']:+.2f} to {r['95% high']:+.2f}: {r['pre-training']})" for r in group.to_dict("records"))
+            + (f"({r['95% low']:+.2f} to {r['95% high']:+.2f}: {r['pre-training']})" if r["95% low"] == r["95% low"]
+               else f"({r['seeds']} seed(s), no interval: {r['pre-training']})") for r in group.to_dict("records"))
         + "." for (model, setting), group in gain.groupby(["model", "setting"], sort=False)]
 
 

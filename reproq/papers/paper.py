@@ -33,8 +33,9 @@ class Finding(NamedTuple):
 class Claim:
     """"``a`` beats ``b`` on ``metric`` where ``where``" (record fields, e.g. ``table="Table 6"``), as the paper's text
     says it (``quote``) and on the metric it says it of: the report tests it seed by seed on real data, with the
-    paper's other metrics for the same pair beside (:func:`reproq.report.verdicts.claim_rows`). The paper's own
-    numbers must point the same way (a test reads them where ``where`` and ``paper_where`` say)."""
+    paper's other metrics for the same pair beside (:func:`reproq.report.verdicts.claim_rows`), and, where the
+    sentence states how much (``size``), as a size too. The paper's own numbers must point the same way (a test reads
+    them where ``where`` and ``paper_where`` say)."""
 
     text: str
     a: str
@@ -44,6 +45,13 @@ class Claim:
     quote: str = ""  # the paper's own sentence this claim tests, short, with its section: '"…" (§Results on TrecQA)'
     beside: tuple[str, ...] = ()  # other metrics the paper prints for the same comparison, tested and shown beside
     paper_where: dict = field(default_factory=dict)  # where the paper's numbers differ from ours (its test split)
+    # the size the paper states for a − b on ``metric``, (low, high), and its words: tested as a size beside the sign
+    # (:func:`reproq.results.paired.size_verdict`); () where the sentence states none
+    size: tuple[float, float] = ()
+    size_said: str = ""
+    # ``b`` is a number the paper prints (a baseline it quotes from another paper), not a run of ours: ours ``a`` −
+    # that number over a's seeds (:func:`reproq.results.paired.against`)
+    b_printed: bool = False
 
 
 @dataclass(frozen=True)

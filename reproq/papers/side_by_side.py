@@ -45,6 +45,7 @@ from reproq.answer_selection.run import run_grid
 from reproq.baselines.overlap import question_texts
 from reproq.data.qa_datasets import load_splits
 from reproq.papers.paper import Finding
+from reproq.report.machines import cross_machine_spread, machine_sensitive
 from reproq.papers.tay2018 import (
     AnswerSelection,
     Choice,
@@ -153,25 +154,16 @@ def _family(tested: dict[str, dict], spread: float = float("nan")) -> dict[str, 
     """Each test of a family declared together with its verdict Holm-corrected over the family
     (:func:`reproq.results.paired.holm` of their p values): *confirmed* or *contradicted* where the correction keeps
     it, *not shown* otherwise; "(Holm, m tests)" says so. A verdict whose interval has an edge within ``spread`` of 0
-    (how far the same seeds moved a mean on another machine: :func:`cross_machine_spread`) is *machine-sensitive*:
-    another CPU could turn it."""
+    (how far the same seeds moved a mean on another machine: :func:`reproq.report.machines.cross_machine_spread`) is
+    *machine-sensitive*: another CPU could turn it."""
     shown = holm([t["p"] for t in tested.values()])
     out = {}
     for (m, t), keep in zip(tested.items(), shown):
         said = (("confirmed" if t["delta"] > 0 else "contradicted") if keep else "not shown") + \
             f" (Holm, {len(tested)} test{'s' * (len(tested) != 1)})"
-        edge = min(abs(t.get("low", np.nan)), abs(t.get("high", np.nan)))
-        out[m] = {**t, "verdict": f"machine-sensitive, {said}" if edge <= spread else said}
+        sensitive = machine_sensitive(t.get("low", np.nan), t.get("high", np.nan), (0.0,), spread)
+        out[m] = {**t, "verdict": f"machine-sensitive, {said}" if sensitive else said}
     return out
-
-
-def cross_machine_spread(results_dir, notebook: str = NOTEBOOK) -> float:
-    """The largest move of a mean over seeds between two machines for ``notebook``'s records, as ``reproq machines
-    --write`` recorded it (``results/machines/cross_machine*.csv``, :mod:`reproq.report.machines`); nan where the
-    notebook has not been run on two machines."""
-    moves = [row for path in sorted((Path(results_dir) / "machines").glob("cross_machine*.csv"))
-             for row in pd.read_csv(path).to_dict("records") if row["notebook"] == notebook]
-    return max((float(r["largest |b - a|, mean of seeds"]) for r in moves), default=float("nan"))
 
 
 def _by_evaluation(records: Sequence[Record], metric: str):
@@ -192,7 +184,7 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
     against the best floor and against ``reference``, and the external anchor against every encoder
     (:func:`reproq.papers.tay2018.anchor_against`); the rows that are budget-truncated. With ``folder`` (the
     notebook's results folder), a verdict within the cross-machine spread of its records says so
-    (:func:`cross_machine_spread`)."""
+    (:func:`reproq.report.machines.cross_machine_spread`)."""
     spread = cross_machine_spread(Path(folder).parent, Path(folder).name) if folder else float("nan")
     shown = table(records, reference=reference, spread=spread)
     if shown.empty:

@@ -199,7 +199,7 @@ def report_pools(results_dir: Path) -> dict[str, Pool]:
     """What the report computes from the records, per notebook folder: its rows' gaps to the paper; under ``""``,
     the claims' differences and intervals, which every scope holds (:mod:`reproq.report.verdicts`)."""
     built = verdicts.build(results_dir)
-    pools = {where: Pool(p for v in rows["gap"] for p in _point(float(v)))
+    pools = {where: Pool(p for v in rows[["gap", "gap low", "gap high"]].to_numpy().ravel() for p in _point(float(v)))
              for where, rows in built.rows.groupby("where")}
     pools[""] = Pool(p for v in built.claims[["delta", "low", "high"]].to_numpy().ravel() for p in _point(float(v)))
     return pools

@@ -43,7 +43,7 @@ h2,h3{scroll-margin-top:.5em}table{border-collapse:collapse;font-size:13px;margi
 td,th{border:1px solid #ccc;padding:2px 6px}th{background:#f0f0f0}img{max-width:100%;border:1px solid #ddd}
 figcaption,p.source{font-size:13px;color:#555}div.shaped{overflow-x:auto;margin-bottom:1em}div.shaped p{font-size:14px}
 details{margin:.5em 0 2em}summary{cursor:pointer;color:#035}
-.v-reproduced{background:#d8f3d8}.v-not-reproduced{background:#f8d7d7}.v-pipeline-only{background:#fff3cd}
+.v-reproduced{background:#d8f3d8}.v-not-reproduced{background:#f8d7d7}.v-inconclusive{background:#e4e4f6}.v-pipeline-only{background:#fff3cd}
 .v-not-built{color:#999}.v-not-comparable{background:#ece4f4}.v-beside-the-paper{color:#777}.v-drawn-on-real-data{background:#d8e8f8}.v-matches{background:#d8f3d8}.v-differs{background:#f8d7d7}
 .v-partial-data,.v-fitted{background:#fff3cd}.v-as-the-paper,.v-set-otherwise,.v-quoted,.v-as-specified{color:#777}.v-confirmed{background:#d8f3d8}
 .v-contradicted{background:#f8d7d7}blockquote.why{border-left:4px solid #e0a0a0;margin:0 0 1.5em;padding:0 1em;
@@ -104,7 +104,8 @@ def _rows_html(rows: pd.DataFrame, notebook_links: dict[str, str], *, kind: str 
                    and (c in always or (c != "why" and shown[c].astype(str).nunique() > 1))]]
     table = shown.to_html(index=False, escape=True, classes=kind, border=0)
     for verdict in (*verdicts.VERDICTS, verdicts.BESIDE):  # colour the verdicts (the cell text is escaped already)
-        table = table.replace(f"<td>{verdict}</td>", f"<td>{_verdict_cell(verdict)}</td>")
+        for said in (verdict, f"{verdict} (machine-sensitive)"):
+            table = table.replace(f"<td>{said}</td>", f"<td>{_verdict_cell(said)}</td>")
     return re.sub(r'&lt;a href=(?:&quot;|")(.*?)(?:&quot;|")&gt;(.*?)&lt;/a&gt;', r'<a href="\1">\2</a>', table)
 
 
@@ -295,10 +296,14 @@ def build_site(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", s
     parts = [f"<h1>reproq: the reproduction report</h1><p>Profile <code>{profile}</code>{stamp}, by "
              "<code>reproq report</code> from the committed records. Every verdict is computed by one rule "
              "(<code>reproq/report/verdicts.py</code>), in the words the kind of number allows: a result of "
-             "training or fitting (or a re-scoring of the authors' shipped scores) is <b>reproduced</b> within the "
-             "seeds' spread (2 sd), the paper's printed precision or a stated tolerance (1 point for ratio metrics, "
-             "1 % otherwise), <b>not reproduced</b> beyond it (the notebook says why), <b>not comparable</b> where "
-             "ours cannot meet the paper's (CPU time against a GPU's); a data count or a model size <b>matches</b> "
+             "training or fitting is <b>reproduced</b> where the 95 % interval of ours − paper over the seeds lies "
+             "inside a margin declared before any run (0.01 for ratio metrics, 1 % of the paper's value otherwise, "
+             "never below half the paper's last printed digit), <b>not reproduced</b> where it lies wholly outside "
+             "(the notebook says why), <b>inconclusive</b> across an edge or without an interval (fewer than three "
+             "distinct seeds), <i>machine-sensitive</i> where an edge lies within the cross-machine spread of the "
+             "notebook's records; a re-scoring of the authors' shipped scores is one number, <b>reproduced</b> "
+             "within the margin; <b>not comparable</b> where ours cannot meet the paper's (CPU time against a "
+             "GPU's); a data count or a model size <b>matches</b> "
              "or <b>differs</b>; a configuration the paper states is shown <b>as the paper</b> and a baseline it "
              "quotes from another paper as <b>quoted</b>, never judged; <b>pipeline only</b> on the synthetic "
              "stand-in; <b>not built</b> without a record. A variant the paper does not claim is shown beside it "

@@ -1,20 +1,30 @@
 """The reproduction report: every table and figure of the five papers, in the papers' order, beside the papers'
 numbers, with one verdict per row computed from the committed records (never typed).
 
-The verdict rule (:func:`verdict`), for one number of a paper and our records of the same paper, table, dataset,
-split, method, setting and metric (one row per variant of ours):
+The verdict rule, for one number of a paper and our records of the same paper, table, dataset, split, method,
+setting and metric (one row per variant of ours):
 
 - **not built**: no record of ours;
 - **pipeline only**: every record is on the synthetic stand-in (the code runs; the number means nothing about
   the paper; users with the real data get a reproduction);
-- **reproduced**: on real data, |ours − paper| ≤ the largest of two seeds' standard deviations (n ≥ 2 seeds),
-  half a unit of the last digit the paper prints (``5.8`` stands for 5.75–5.85, ``4.8K`` for 4,750–4,850), and a
-  stated tolerance: 0.01 for ratio metrics (one point on the papers' 0–100 scales), 1 % of the paper's value for
-  anything else (counts, sizes, seconds); a count printed in thousands may also be truncated (Tay et al. print
-  3,270 test pairs as ``3.2K``): ``3.2K`` stands for 3,200–3,299 too;
-- **not reproduced**: on real data, further than that (the notebook in ``where`` says why, with its ablation);
+- a **result of training or fitting** on real data is judged by an equivalence test (:func:`equivalence`, two
+  one-sided tests at 2.5 % each) of ours − the paper's number against a **margin declared per metric kind before any
+  run** (:func:`margin`): the 95 % interval of ours − paper (:func:`reproq.results.paired.against`: over the evaluated
+  questions and the seeds where the records keep each question's value; over the seeds alone otherwise, which needs
+  three distinct values) inside ±margin is **reproduced**, wholly outside it **not reproduced**, across a margin's
+  edge (or with no interval: "n seeds, no interval") **inconclusive**. The interval is on the row, and a verdict whose
+  interval edge lies within the cross-machine spread of its notebook's records (``reproq machines``,
+  :func:`reproq.report.machines.cross_machine_spread`) of a margin's edge is marked *machine-sensitive*;
+- any other number on real data is one number, no seeds (a count, a size, a re-scored shipped run): it **reproduces**
+  where |ours − paper| ≤ the margin, or, a count printed in thousands (Tay et al. print 3,270 test pairs as
+  ``3.2K``), where ours truncated reads the printed number; else it does **not**;
 - **not comparable**: on real data, but measured so that it cannot meet the paper's number (the paper's
   ``not_comparable``: CPU time against a GPU's).
+
+The margins (:data:`MARGINS`): 0.01 for ratio metrics (MAP, MRR, P@k, accuracy, AUC: one point on the 0–100 scale
+Lei et al. and dos Santos et al. print, ten units of Tay et al.'s third decimal, and below the smallest gap a paper
+argues from, Tay et al.'s "1 % – 5 %"), 1 % of the paper's value for anything else (counts, sizes, seconds); never
+less than half a unit of the last digit the paper prints (``5.8`` stands for 5.75–5.85, ``4.8K`` for 4,750–4,850).
 
 What that rule may say depends on what kind of number it judges (:data:`reproq.papers.paper.KINDS`, declared by
 each paper's ``kinds``; :func:`as_kind`): a *result of training or fitting* and an *evaluation of given outputs* (the
@@ -23,6 +33,9 @@ authors' shipped scores re-scored) are *reproduced* or *not reproduced*; a *data
 chosen to land on the paper's count); a *configuration* the paper states and ours copies is shown *as the paper* (or
 *set otherwise*), never judged; a baseline *quoted from another paper* is *quoted*, or *not comparable* beside a
 number of ours (the other system's configuration is not ours), one row per number of the paper.
+
+A cell the paper prints as ``-`` is no number and has no row; a row of the authors' shipped outputs computed on the
+synthetic stand-in is our own method's run there (a result of training or fitting, *pipeline only*).
 
 Rows of a variant the paper does not claim (its ``beside``: every trainable parameter where the paper counts some)
 are shown *beside the paper*, without a verdict; rows that print the same runs as another table's (its ``same_as``:
@@ -48,22 +61,23 @@ import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.results.paired import claim, claim_numbers
+from reproq.report.machines import cross_machine_spread, machine_sensitive
+from reproq.results.paired import against, claim, claim_numbers, said, size_verdict
 from reproq.results.records import KEYS, Record, read_records, summarize
 from reproq.papers import PAPERS
-from reproq.papers.paper import CONFIGURATION, DATA, KINDS, QUOTED, SIZE
+from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, KINDS, QUOTED, RESULT, SIZE
 from reproq.report import scope
 from reproq.report.scope import FIGURES, item_order
 from reproq.results.tables import RATIO_METRIC, paper_numbers, percent_papers
 
-VERDICTS = ("reproduced", "not reproduced", "matches", "differs", "partial data", "fitted", "as the paper",
+VERDICTS = ("reproduced", "not reproduced", "inconclusive", "matches", "differs", "partial data", "fitted", "as the paper",
             "set otherwise", "not comparable", "quoted", "pipeline only", "not built")
 BESIDE = "beside the paper"  # a variant the paper does not claim: no verdict
 FIGURE = "result figure"  # the kind the counts give the papers' result figures
 FIGURE_VERDICTS = ("drawn on real data", "as specified", "pipeline only", "not built")
-RATIO_TOLERANCE = 0.01  # one point on a 0-100 scale
-RELATIVE_TOLERANCE = 0.01  # of the paper's value, for counts, sizes and times
-SPREAD = 2.0  # standard deviations of the seeds
+# the margins of the verdict rule, declared before any run (module docstring): kind -> (margin, why)
+MARGINS = {"ratio": (0.01, "one point on the papers' 0-100 scales (MAP, MRR, P@k, accuracy, AUC)"),
+           "other": (0.01, "1 % of the paper's value (counts, sizes, seconds)")}
 
 def why(paper: str, data: str, dataset: str, elsewhere: str = "") -> str:
     """Why a row of ``paper`` is on the stand-in or not run (the paper's ``stand_in`` and ``unavailable``, facts about
@@ -95,8 +109,10 @@ def build(results_dir: Path | None = None, figures_dir: Path | None = None) -> R
     results_dir = Path(results_dir or paths.ROOT / "results")
     figures_dir = Path(figures_dir or paths.ROOT / "figures")
     records = load_records(results_dir)
-    rows, figures = table_rows(records), figure_rows(records, figures_dir)
-    return Report(results_dir, figures_dir, records, rows, figures, verdict_counts(rows, figures), claim_rows(records))
+    spreads = {folder: cross_machine_spread(results_dir, folder) for folder in {r.config["where"] for r in records}}
+    rows, figures = table_rows(records, spreads), figure_rows(records, figures_dir)
+    return Report(results_dir, figures_dir, records, rows, figures, verdict_counts(rows, figures),
+                  claim_rows(records, spreads))
 
 
 def load_records(results_dir: Path | None = None, folder: str = "*") -> list[Record]:
@@ -108,14 +124,14 @@ def load_records(results_dir: Path | None = None, folder: str = "*") -> list[Rec
             for path in sorted(root.glob(f"{folder}/*.jsonl")) for record in read_records(path)]
 
 
-def tolerance(metric: str, paper_value: float, printed: str = "") -> float:
-    """The stated tolerance of :func:`verdict` for ``metric``, or half a unit of the printed number's last digit
+def margin(metric: str, paper_value: float, printed: str = "") -> float:
+    """The declared margin of :data:`MARGINS` for ``metric``, or half a unit of the printed number's last digit
     if that is larger.
 
-    >>> tolerance("MAP", 0.52, "52.0"), tolerance("train_pairs", 36000.0, "36K"), tolerance("avg", 1.2, "1.2")
+    >>> margin("MAP", 0.52, "52.0"), margin("train_pairs", 36000.0, "36K"), margin("avg", 1.2, "1.2")
     (0.01, 500.0, 0.05)
     """
-    stated = RATIO_TOLERANCE if RATIO_METRIC.match(metric) else RELATIVE_TOLERANCE * abs(paper_value)
+    stated = MARGINS["ratio"][0] if RATIO_METRIC.match(metric) else MARGINS["other"][0] * abs(paper_value)
     match = re.fullmatch(r"-?\d+(?:\.(\d+))?([KM]?)", printed.strip())
     if not match or RATIO_METRIC.match(metric):  # ratio metrics: the stated point is coarser than any print
         return stated
@@ -123,30 +139,45 @@ def tolerance(metric: str, paper_value: float, printed: str = "") -> float:
     return max(stated, round(unit / 2, 12))
 
 
-def verdict(paper_value: float, mean: float, std: float, n: int, *, synthetic: bool, metric: str,
-            printed: str = "") -> str:
-    """The one verdict rule (module docstring).
+def verdict(paper_value: float, mean: float, n: int, *, synthetic: bool, metric: str, printed: str = "") -> str:
+    """The rule for one number (module docstring): not built, pipeline only, or ours against the paper's within the
+    margin (a result of training is judged by :func:`equivalence` instead, in :func:`table_rows`).
 
-    >>> verdict(0.56, 0.565, float("nan"), 1, synthetic=False, metric="MAP")
-    'reproduced'
-    >>> verdict(0.56, 0.60, 0.03, 5, synthetic=False, metric="MAP")  # 0.04 within 2 sd = 0.06
-    'reproduced'
-    >>> verdict(0.56, 0.60, 0.01, 5, synthetic=False, metric="MAP")
-    'not reproduced'
-    >>> verdict(0.56, 0.56, 0.0, 5, synthetic=True, metric="MAP"), verdict(0.56, np.nan, np.nan, 0, synthetic=False,
-    ...                                                                     metric="MAP")
+    >>> verdict(0.56, 0.565, 1, synthetic=False, metric="MAP"), verdict(0.56, 0.60, 1, synthetic=False, metric="MAP")
+    ('reproduced', 'not reproduced')
+    >>> verdict(0.56, 0.56, 5, synthetic=True, metric="MAP"), verdict(0.56, np.nan, 0, synthetic=False, metric="MAP")
     ('pipeline only', 'not built')
-    >>> verdict(3200.0, 3270.0, np.nan, 1, synthetic=False, metric="test_pairs", printed="3.2K")  # truncated
+    >>> verdict(3200.0, 3270.0, 1, synthetic=False, metric="test_pairs", printed="3.2K")  # truncated
     'reproduced'
     """
     if n == 0 or mean != mean:
         return "not built"
     if synthetic:
         return "pipeline only"
-    allowed = max(tolerance(metric, paper_value, printed), SPREAD * std if n > 1 and std == std else 0.0)
-    if abs(mean - paper_value) <= allowed + 1e-12 or _truncated(printed, paper_value, mean):
+    if abs(mean - paper_value) <= margin(metric, paper_value, printed) + 1e-12 or \
+            _truncated(printed, paper_value, mean):
         return "reproduced"
     return "not reproduced"
+
+
+INCONCLUSIVE = "inconclusive"
+
+
+def equivalence(low: float, high: float, within: float) -> str:
+    """The equivalence test of ours − paper against ±``within`` (two one-sided tests, each at 2.5 %: the 95 %
+    interval [``low``, ``high``]): *reproduced* inside, *not reproduced* wholly outside, *inconclusive* across an
+    edge or without an interval.
+
+    >>> equivalence(-0.004, 0.006, 0.01), equivalence(-0.03, -0.012, 0.01), equivalence(-0.015, -0.002, 0.01)
+    ('reproduced', 'not reproduced', 'inconclusive')
+    >>> equivalence(float("nan"), float("nan"), 0.01)
+    'inconclusive'
+    """
+    if not (low == low and high == high):
+        return INCONCLUSIVE
+    if -within - 1e-12 <= low and high <= within + 1e-12:
+        return "reproduced"
+    return "not reproduced" if low > within or high < -within else INCONCLUSIVE
 
 
 def as_kind(kind: str, verdict: str, *, real: bool, partial: bool = False, fitted: bool = False) -> str:
@@ -179,12 +210,15 @@ def _truncated(printed: str, paper_value: float, mean: float) -> bool:
     return paper_value - 1e-9 <= mean < paper_value + unit - 1e-9
 
 
-def table_rows(records: list[Record]) -> pd.DataFrame:
+def table_rows(records: list[Record], spreads: dict[str, float] | None = None) -> pd.DataFrame:
     """One row per number of the papers (× each variant of ours): the paper's value, ours (mean, std, n seeds),
-    the gap, the data (real / synthetic stand-in / not run here) and why, the verdict and the notebook folder that
-    made it."""
+    the gap (with its interval and the margin, for a result of training), the data (real / synthetic stand-in / not
+    run here) and why, the verdict and the notebook folder that made it; ``spreads``: notebook folder -> its
+    cross-machine spread (:func:`reproq.report.machines.cross_machine_spread`), which marks a verdict
+    *machine-sensitive*."""
     theirs = paper_numbers()
     theirs = theirs[theirs.paper.isin(list(PAPERS))][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
+    theirs = theirs[theirs["paper value"].notna()]  # a cell the paper prints as "-" holds no number to compare
     records = [_as_printed(r) for r in records]
     ours = summarize(records)
     where = pd.DataFrame([{**{k: getattr(r, k) for k in KEYS}, "variant": r.variant, "where": r.config["where"],
@@ -201,14 +235,16 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                  for (paper, table), item in theirs.groupby(["paper", "table"])}  # as the scope table says it
     rows["why"] = [why(paper, d, dataset, elsewhere[(paper, table)])
                    for paper, table, d, dataset in zip(rows["paper"], rows["table"], rows["data"], rows["dataset"])]
-    rows["verdict"] = [verdict(p, m, s, n, synthetic=syn, metric=metric, printed=printed)
-                       for p, m, s, n, syn, metric, printed in zip(rows["paper value"], rows["mean"], rows["std"],
-                                                                   rows["n"], rows["synthetic"], rows["metric"],
-                                                                   rows["printed"])]
+    rows["verdict"] = [verdict(p, m, n, synthetic=syn, metric=metric, printed=printed)
+                       for p, m, n, syn, metric, printed in zip(rows["paper value"], rows["mean"], rows["n"],
+                                                                rows["synthetic"], rows["metric"], rows["printed"])]
     rows["variant"] = rows["variant"].fillna("")
     rows["where"], rows["file"] = rows["where"].fillna(""), rows["file"].fillna("")
     rows["kind"] = [PAPERS[p].kind(t, m, metric) for p, t, m, metric in zip(rows.paper, rows.table, rows.method,
                                                                             rows.metric)]
+    # the authors' shipped scores exist for the real data only: on the stand-in the same row is our own method's run
+    rows.loc[(rows["kind"] == GIVEN) & rows["synthetic"], "kind"] = RESULT
+    rows = _equivalence(rows, records, spreads or {})
     for i, r in enumerate(rows.itertuples()):  # the paper's own say on what compares (module docstring)
         paper = PAPERS[r.paper]
         judged = as_kind(r.kind, r.verdict, real=r.data == "real", partial=r.variant in paper.partial,
@@ -227,6 +263,27 @@ def table_rows(records: list[Record]) -> pd.DataFrame:
                        and (r.table, r.method) not in PAPERS[r.paper].counted_under for r in rows.itertuples()]
     order = sorted(range(len(rows)), key=lambda i: item_order(rows.paper.iat[i], rows.table.iat[i]))  # stable
     return rows.iloc[order].reset_index(drop=True)
+
+
+def _equivalence(rows: pd.DataFrame, records: list[Record], spreads: dict[str, float]) -> pd.DataFrame:
+    """``rows`` with each real-data result of training judged by :func:`equivalence`: the interval of ours − paper
+    (``gap low``, ``gap high``, what it resamples in ``interval over``), the ``margin``, the verdict, and whether an
+    interval edge lies within the notebook's cross-machine spread of a margin's edge (``machine-sensitive``)."""
+    mine: dict[tuple, list[Record]] = {}
+    for r in records:
+        if not r.synthetic:
+            mine.setdefault((*(getattr(r, k) for k in KEYS), r.variant), []).append(r)
+    rows = rows.assign(**{"gap low": np.nan, "gap high": np.nan, "interval over": "", "margin": np.nan,
+                          "machine-sensitive": False})
+    for i in np.flatnonzero((rows["kind"] == RESULT) & (rows["data"] == "real")):
+        r = rows.iloc[i]
+        d = against(mine[(*(r[k] for k in KEYS), r["variant"])], r["paper value"])
+        within = margin(r["metric"], r["paper value"], r["printed"])
+        sensitive = machine_sensitive(d.low, d.high, (-within, within), spreads.get(r["where"], np.nan))
+        rows.iloc[i, [rows.columns.get_loc(c) for c in ("gap low", "gap high", "interval over", "margin", "verdict",
+                                                         "machine-sensitive")]] = \
+            [d.low, d.high, d.over, within, equivalence(d.low, d.high, within), sensitive]
+    return rows
 
 
 def _as_printed(record: Record) -> Record:
@@ -262,37 +319,63 @@ def _shows(stem: str, paper: str, number: int) -> bool:
 NOT_TESTABLE = "not testable here (the paper's data: no real-data records of both)"
 
 
-def claim_rows(records: list[Record]) -> pd.DataFrame:
+def claim_rows(records: list[Record], spreads: dict[str, float] | None = None) -> pd.DataFrame:
     """Each paper's claims (:attr:`reproq.papers.Paper.claims`) tested seed by seed on real data, on the metric the
     paper says it of (:func:`reproq.results.paired.claim`: Δ = a − b, its 95 % interval, *confirmed*,
-    *contradicted* or *not shown*; *not testable here* without real records of both), with the paper's sentence
-    (``quote``) and the same test on the paper's other metrics for the pair (``beside``: one phrase); then, for the
-    papers whose data cannot be had, the same claims *tested on a real substitute*, SemEval-2016 3B
-    (:func:`reproq.papers.real_substitute.claim_table`, Holm within a paper), which are findings about that set and
-    never count as a reproduction. ``on`` says which data a row's test is on."""
+    *contradicted* or *not shown*; *not testable here* without real records of both; against the paper's printed
+    number where ``b`` is one, :attr:`reproq.papers.Claim.b_printed`), with the paper's sentence (``quote``), the
+    claimed size tested as a size where the sentence states one (``size``: :func:`reproq.results.paired.size_verdict`),
+    and the same test on the paper's other metrics for the pair (``beside``: one phrase); a verdict whose interval
+    has an edge within ``spreads[notebook]`` (:func:`reproq.report.machines.cross_machine_spread`) of 0 or of the
+    claimed size's ends says *machine-sensitive*. Then, for the papers whose data cannot be had, the same claims
+    *tested on a real substitute*, SemEval-2016 3B (:func:`reproq.papers.real_substitute.claim_table`, Holm within a
+    paper), which are findings about that set and never count as a reproduction. ``on`` says which data a row's test
+    is on."""
     from reproq.papers import real_substitute
 
-    rows = []
+    spreads, rows = spreads or {}, []
     for paper in PAPERS.values():
         real = [r for r in records if r.paper == paper.key and not r.synthetic]
         for c in paper.claims:
-            tested = _tested(real, c.a, c.b, c.metric, c.where)
-            beside = [(metric, _tested(real, c.a, c.b, metric, c.where)) for metric in c.beside]
-            rows.append(dict(paper=paper.key, claim=c.text, quote=c.quote, metric=c.metric, **tested,
+            tested = _tested(paper.key, real, c, c.metric)
+            beside = [(metric, _tested(paper.key, real, c, metric)) for metric in c.beside]
+            spread = max((spreads.get(r.config.get("where"), np.nan) for r in _matching(real, c.a, c.metric, c.where)),
+                         default=np.nan)
+            if machine_sensitive(tested["low"], tested["high"], (0.0, *c.size), spread):
+                tested["verdict"] = f"machine-sensitive, {tested['verdict']}"
+            size = f"{c.size_said} ({c.size[0]:+.3f} to {c.size[1]:+.3f}): " \
+                   f"{size_verdict(tested['low'], tested['high'], c.size)}" if c.size and tested["seeds"] else \
+                f"{c.size_said} ({c.size[0]:+.3f} to {c.size[1]:+.3f})" if c.size else ""
+            rows.append(dict(paper=paper.key, claim=c.text, quote=c.quote, metric=c.metric, **tested, size=size,
                              beside="; ".join(f"{metric} {t['verdict']}{claim_numbers(t)}" for metric, t in beside
                                               if t["delta"] == t["delta"]), on="the paper's data"))
     substitute = real_substitute.claim_table(records)
     if len(substitute):
         substitute = substitute[substitute["seeds"] > 0]
         substitute = substitute.assign(verdict=[f"{real_substitute.SUBSTITUTE} — {v}" for v in substitute["verdict"]],
-                                       on=real_substitute.TABLE)
+                                       on=real_substitute.TABLE, size="")
         rows += substitute.rename(columns={"over": "interval over"}).to_dict("records")
     return pd.DataFrame(rows)
 
 
-def _tested(records: list[Record], a: str, b: str, metric: str, where: dict) -> dict:
+def _matching(records: list[Record], method: str, metric: str, where: dict) -> list[Record]:
+    return [r for r in records if r.method == method and r.metric == metric
+            and all(getattr(r, k) == v for k, v in where.items())]
+
+
+def _tested(paper: str, records: list[Record], c, metric: str) -> dict:
+    """Claim ``c`` (:class:`reproq.papers.Claim`) tested on ``metric``: a − b paired by seed and question, or ours
+    ``a`` − the paper's printed ``b`` over a's seeds where ``b`` is a number the paper quotes."""
     try:
-        return claim(records, a, b, metric=metric, **where)
+        if not c.b_printed:
+            return claim(records, c.a, c.b, metric=metric, **c.where)
+        mine = _matching(records, c.a, metric, c.where)
+        if not mine:
+            raise ValueError(f"no records of {c.a!r}")
+        theirs = paper_numbers(paper)
+        where = {**c.where, **c.paper_where, "method": c.b, "metric": metric}
+        (value,) = theirs[theirs[list(where)].eq(pd.Series(where)).all(axis=1)]["value"]
+        return said(against(mine, value))
     except ValueError:
         return {"delta": np.nan, "low": np.nan, "high": np.nan, "seeds": 0, "interval over": "",
                 "verdict": NOT_TESTABLE, "p": np.nan}
@@ -343,15 +426,27 @@ def shown_value(paper: str, metric: str, value: float) -> str:
 
 def shown_rows(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows of :func:`table_rows` as a reader sees them: numbers as each paper prints them, ours with ``± std`` over
-    several seeds, and where they came from (``where``, ``file``), for the site and the papers' pages."""
+    several seeds, the gap with its 95 % interval and the margin the equivalence test used (a result of training),
+    the verdict (*machine-sensitive* where another CPU could turn it), and where they came from (``where``,
+    ``file``), for the site and the papers' pages."""
+    def gap(paper: str, metric: str, r) -> str:
+        said = shown_value(paper, metric, r["gap"])
+        if r["gap low"] == r["gap low"]:
+            return f"{said} [{shown_value(paper, metric, r['gap low'])}, {shown_value(paper, metric, r['gap high'])}]"
+        return f"{said} ({r['interval over']})" if r["interval over"] else said
+
     return pd.DataFrame({
         "dataset": rows.dataset, "split": rows.split, "method": rows.method, "setting": rows.setting,
         "metric": rows.metric, "variant": rows.variant, "paper": rows.printed,
         "ours": [shown_value(p, m, v) + (f" ± {shown_value(p, m, s)}" if n > 1 and s == s else "")
                  for p, m, v, s, n in zip(rows.paper, rows.metric, rows["mean"], rows["std"], rows.n)],
-        "gap": [shown_value(p, m, g) for p, m, g in zip(rows.paper, rows.metric, rows.gap)],
-        "seeds": rows.n, "data": rows.data, "why": rows.why, "verdict": rows.verdict, "where": rows["where"],
-        "file": rows["file"]})
+        "gap": [gap(r["paper"], r["metric"], r) for _, r in rows.iterrows()],
+        "margin": [f"±{shown_value(p, m, w)}" if w == w else "" for p, m, w in zip(rows.paper, rows.metric,
+                                                                                   rows["margin"])],
+        "seeds": rows.n, "data": rows.data, "why": rows.why,
+        "verdict": [f"{v} (machine-sensitive)" if sensitive else v
+                    for v, sensitive in zip(rows.verdict, rows["machine-sensitive"])],
+        "where": rows["where"], "file": rows["file"]})
 
 
 def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFrame | None = None) -> str:
@@ -367,6 +462,14 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFra
         lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
         lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)] + [""]
     lines.pop()
+    trained = rows[(rows.kind == RESULT) & (rows.data == "real") & rows["counted"]] if rows is not None else None
+    if trained is not None and len(trained):
+        lines += ["", f"The {len(trained)} results of training on real data are judged by an equivalence test: the "
+                      "95 % interval of ours − paper over our seeds inside a margin declared before any run (0.01 "
+                      "for ratio metrics) is *reproduced*, wholly outside it *not reproduced*, across an edge "
+                      f"*inconclusive*; {int(trained['machine-sensitive'].sum())} of them are *machine-sensitive* "
+                      "(an interval edge within the cross-machine spread of its notebook's records of a margin's "
+                      "edge)."]
     lines += ["", "The papers' claims on real data, each on the metric the paper's sentence is about (Δ = a − b "
                   "paired by seed, and by question where the records keep each question's value; 95 % interval, what "
                   "it resamples in brackets), the paper's other metrics for the pair beside:", ""]
@@ -406,9 +509,18 @@ def claim_markdown(tested: dict) -> str:
     """A row of :func:`claim_rows` as the README and the papers' pages list it: the claim, its metric and verdict, the
     paper's other metrics beside, and the paper's sentence."""
     beside = f"; beside: {tested['beside']}" if tested["beside"] else ""
+    size = f"; the size the paper states, {tested['size']}" if tested.get("size") else ""
     quote = f"\n  {tested['quote']}" if tested["quote"] else ""
     return (f"- {tested['paper']}: {tested['claim']}, {tested['metric']} — **{tested['verdict']}**"
-            f"{claim_numbers(tested)}{beside}{quote}")
+            f"{claim_numbers(tested)}{size}{beside}{quote}")
+
+
+def missed(rows: pd.DataFrame) -> pd.DataFrame:
+    """Every row of :func:`table_rows` that does not reproduce, with the paper's number, ours, the interval of the
+    gap and the margin it was judged by, and the notebook that made it (notebook 13's table)."""
+    return rows[rows.verdict == "not reproduced"][["paper", "table", "dataset", "split", "method", "setting", "metric",
+                                                   "variant", "printed", "mean", "gap low", "gap high", "margin", "n",
+                                                   "where"]]
 
 
 def not_reproduced_markdown(rows: pd.DataFrame) -> str:

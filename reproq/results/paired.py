@@ -10,7 +10,7 @@ comparisons declared together is corrected by :func:`holm` over the bootstrap's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,9 +44,11 @@ class Difference:
 
     @property
     def over(self) -> str:
-        """What the interval resamples."""
-        return f"{self.questions} questions × {self.n} seed(s), bootstrap" if self.questions else \
-            f"{self.n} seed(s), t"
+        """What the interval resamples (or that there is none: over the seeds alone, fewer than
+        :data:`DISTINCT_SEEDS` distinct values give no interval)."""
+        if self.questions:
+            return f"{self.questions} questions × {self.n} seed(s), bootstrap"
+        return f"{self.n} seed(s), t" if self.low == self.low else f"{self.n} seed(s), no interval"
 
     def verdict(self, a: str = "a", b: str = "b") -> str:
         """``"a > b"``, ``"a < b"`` where the interval excludes 0, else ``"no difference shown"`` (``a`` and ``b``
@@ -55,11 +57,19 @@ class Difference:
         return f"{a} > {b}" if low > 0 else f"{a} < {b}" if high < 0 else "no difference shown"
 
 
+DISTINCT_SEEDS = 3  # an interval over the seeds alone needs this many distinct values (two identical seeds: none)
+
+
 def t_interval(gaps: np.ndarray) -> tuple[float, float]:
-    """The 95 % paired t interval of the mean of ``gaps`` (one per seed); nan with fewer than two."""
+    """The 95 % paired t interval of the mean of ``gaps`` (one per seed); nan with fewer than
+    :data:`DISTINCT_SEEDS` distinct values (two seeds that agree would give an interval of width 0).
+
+    >>> t_interval(np.array([0.008, 0.008])), [round(x, 3) for x in t_interval(np.array([0.01, 0.02, 0.03]))]
+    ((nan, nan), [-0.005, 0.045])
+    """
     from scipy import stats
 
-    if len(gaps) < 2:
+    if len(np.unique(gaps)) < DISTINCT_SEEDS:
         return float("nan"), float("nan")
     half = float(stats.t.ppf(0.975, len(gaps) - 1)) * float(gaps.std(ddof=1)) / len(gaps) ** 0.5
     return float(gaps.mean()) - half, float(gaps.mean()) + half
@@ -147,10 +157,12 @@ def paired_difference(records: Iterable[Record], a: str, b: str, *, metric: str,
     The interval is over questions and seeds where the records keep their questions' values (:class:`Difference`).
 
     >>> rs = [Record("p", "T", "d", "test", m, "-", "MAP", v, seeds=(s,)) for m, s, v in
-    ...       [("A", 1, .7), ("B", 1, .6), ("A", 2, .8), ("B", 2, .6)]]
+    ...       [("A", 1, .7), ("B", 1, .6), ("A", 2, .8), ("B", 2, .6), ("A", 3, .5), ("B", 3, .6)]]
     >>> d = paired_difference(rs, "A", "B", metric="MAP")
     >>> round(d.mean, 3), d.n, [round(x, 2) for x in d.interval], d.verdict(), d.over
-    (0.15, 2, [-0.49, 0.79], 'no difference shown', '2 seed(s), t')
+    (0.067, 3, [-0.31, 0.45], 'no difference shown', '3 seed(s), t')
+    >>> paired_difference(rs[:4], "A", "B", metric="MAP").over  # two seeds: no interval over the seeds alone
+    '2 seed(s), no interval'
     """
     gaps, table = _gaps(records, a, b, metric, where)
     return _difference(np.array(list(gaps.values())), table, resamples)
@@ -169,14 +181,29 @@ def _difference(gaps: np.ndarray, table: np.ndarray | None, resamples: int) -> D
 
 
 def t_p(gaps: np.ndarray) -> float:
-    """The two-sided p of the paired t test of ``gaps`` (one per seed) against 0; nan with fewer than two."""
+    """The two-sided p of the paired t test of ``gaps`` (one per seed) against 0; nan where :func:`t_interval` gives
+    no interval."""
     from scipy import stats
 
-    if len(gaps) < 2:
+    if len(np.unique(gaps)) < DISTINCT_SEEDS:
         return float("nan")
-    if gaps.std() == 0:  # every seed the same gap: no spread to test against
-        return 1.0 if gaps.mean() == 0 else 0.0
     return float(stats.ttest_1samp(gaps, 0.0).pvalue)
+
+
+def against(records: Sequence[Record], value: float) -> Difference:
+    """Ours − a fixed ``value`` (the paper's number) over ``records``, one per seed of one method and evaluation: the
+    mean over the seeds and its 95 % t interval over them (nan with fewer than :data:`DISTINCT_SEEDS` distinct
+    values) — the interval the report's equivalence test reads (:func:`reproq.report.verdicts.equivalence`). Over the
+    seeds only, not the questions: the paper's number is of the same test questions, so they are fixed here and only
+    the training is random (a claim between two methods resamples the questions too: :func:`paired_difference`).
+
+    >>> rs = [Record("p", "T", "d", "test", "A", "-", "MAP", v, seeds=(s,)) for s, v in [(1, .70), (2, .72), (3, .71)]]
+    >>> d = against(rs, 0.70)
+    >>> round(d.mean, 3), [round(x, 3) for x in d.interval], d.over, against(rs[:2], 0.70).over
+    (0.01, [-0.015, 0.035], '3 seed(s), t', '2 seed(s), no interval')
+    """
+    gaps = np.array([r.value - value for r in records])
+    return _difference(gaps, None, BOOTSTRAP_RESAMPLES)
 
 
 def _gaps(records: Iterable[Record], a: str, b: str, metric: str, where: dict) -> tuple[dict, np.ndarray | None]:
@@ -214,7 +241,7 @@ def difference_of_differences(records: Iterable[Record], a: str, b: str, *, metr
     ...        ("A", "x", 2, .72), ("B", "x", 2, .60), ("A", "y", 2, .61), ("B", "y", 2, .60)]]
     >>> d = difference_of_differences(rs, "A", "B", metric="MAP", where={"setting": "x"}, then={"setting": "y"})
     >>> round(d.mean, 3), d.n, d.over
-    (0.105, 2, '2 seed(s), t')
+    (0.105, 2, '2 seed(s), no interval')
     """
     records = list(records)
     now, now_table = _gaps(records, a, b, metric, where)
@@ -240,24 +267,53 @@ def claim(records: Iterable[Record], a: str, b: str, *, metric: str, **where) ->
     one seed and no questions' values there is no interval, and it says so).
 
     >>> rs = [Record("p", "T", "d", "test", m, "-", "MAP", v, seeds=(s,)) for m, s, v in
-    ...       [("A", 1, .70), ("B", 1, .60), ("A", 2, .71), ("B", 2, .60), ("A", 3, .72), ("B", 3, .61)]]
+    ...       [("A", 1, .70), ("B", 1, .60), ("A", 2, .71), ("B", 2, .60), ("A", 3, .73), ("B", 3, .61)]]
     >>> c = claim(rs, "A", "B", metric="MAP")
     >>> round(c["delta"], 3), c["seeds"], c["verdict"]
-    (0.107, 3, 'confirmed')
+    (0.11, 3, 'confirmed')
     """
-    d = paired_difference(records, a, b, metric=metric, **where)
+    return said(paired_difference(records, a, b, metric=metric, **where))
+
+
+def said(d: Difference) -> dict:
+    """What :func:`claim` says of a difference ``d`` (a :class:`Difference` of a − b, or of ours − a printed number:
+    :func:`against`)."""
     low, high = d.interval
     verdict = "confirmed" if low > 0 else "contradicted" if high < 0 else "not shown"
-    caveat = "" if d.n > 1 else " (one seed: over questions only)" if d.questions else " (one seed: no interval)"
+    caveat = f" ({d.n} seed(s), no interval)" if low != low else " (one seed: over questions only)" if d.n == 1 \
+        else ""
     return {"delta": d.mean, "low": low, "high": high, "seeds": d.n, "interval over": d.over,
             "verdict": verdict + caveat, "p": d.p}
 
 
+SIZE_VERDICTS = ("consistent", "contradicted", "not resolved")
+
+
+def size_verdict(low: float, high: float, size: tuple[float, float]) -> str:
+    """A claim of size ("1 % – 5 % better": ``size`` = (0.01, 0.05)) against the 95 % interval [``low``, ``high``] of
+    a − b: *consistent* where the stated range lies inside the interval or the interval inside the range,
+    *contradicted* where they do not meet (the data exclude every size the paper states), *not resolved* where they
+    overlap in part; "no interval" without one.
+
+    >>> size_verdict(-0.007, 0.025, (0.01, 0.05)), size_verdict(-0.042, 0.017, (0.025, 0.035))
+    ('not resolved', 'contradicted')
+    >>> size_verdict(0.02, 0.04, (0.01, 0.05)), size_verdict(0.0, 0.1, (0.01, 0.05))
+    ('consistent', 'consistent')
+    """
+    if not (low == low and high == high):
+        return "no interval"
+    lo, hi = size
+    if high < lo or low > hi:
+        return "contradicted"
+    return "consistent" if (low <= lo and hi <= high) or (lo <= low and high <= hi) else "not resolved"
+
+
 def claim_numbers(tested: dict) -> str:
     """A :func:`claim` (or a row of :func:`reproq.report.verdicts.claim_rows`) as the readings, the README and the
-    papers' pages print it: ``": Δ = ±x [low, high] (what the interval resamples)"``, or nothing where the claim was
-    not testable."""
+    papers' pages print it: ``": Δ = ±x [low, high] (what the interval resamples)"``, ``": Δ = ±x"`` where there is
+    no interval (its verdict says so), or nothing where the claim was not testable."""
     if tested["delta"] != tested["delta"]:
         return ""
-    interval = f" [{tested['low']:+.3f}, {tested['high']:+.3f}]" if tested["low"] == tested["low"] else ""
-    return f": Δ = {tested['delta']:+.3f}{interval} ({tested['interval over']})"
+    if tested["low"] != tested["low"]:
+        return f": Δ = {tested['delta']:+.3f}"
+    return f": Δ = {tested['delta']:+.3f} [{tested['low']:+.3f}, {tested['high']:+.3f}] ({tested['interval over']})"

@@ -18,21 +18,27 @@ def results(tmp_path):
     return tmp_path
 
 
-def test_a_start_of_t_that_gains_on_every_seed_turns_table_5s_verdict(results, shift):
+def test_a_start_of_t_that_gains_on_every_seed_turns_table_5s_verdict(results, shift, add_seed):
     folder = results / "10_dos_santos"
     ones_over = "t learned from the IDF over t learned from ones: **"
     before = dossantos2015.full_collection_reading(load_records(results, folder.name), folder)
-    assert f"{ones_over}not shown" in before and "Speed at their scale" in before
+    assert f"{ones_over}not shown (2 seed(s), no interval)" in before and "Speed at their scale" in before
     (path,) = folder.glob("dossantos2015_table5*.jsonl")
-    shift(path, 0.05, setting="title; t_init=IDF; t_updated=yes", split="test", metric="Accuracy@1")
+    learned = dict(setting="title; t_init=IDF; t_updated=yes", split="test", metric="Accuracy@1")
+    add_seed(path, 3, like=2, offset=0.01, **learned)  # a third seed, its gap 0.01 apart: an interval exists
+    assert f"{ones_over}not shown" in dossantos2015.full_collection_reading(load_records(results, folder.name), folder)
+    shift(path, 0.05, **learned)
     after = dossantos2015.full_collection_reading(load_records(results, folder.name), folder)
     assert f"{ones_over}confirmed" in after.split("Table 5 (title)")[1].splitlines()[0]
 
 
-def test_his_claim_turns_when_weighted_cbow_gains(results, shift):
+def test_his_claim_turns_when_weighted_cbow_gains(results, shift, add_seed):
     folder = results / "11_rankine"
     claim = "CBOW over Weighted CBOW: **"
-    assert f"{claim}confirmed" in rankine2016.summary_reading(load_records(results, folder.name), folder)
+    said = rankine2016.summary_reading(load_records(results, folder.name), folder)
+    assert f"{claim}not shown (2 seed(s), no interval)" in said  # two seeds: no interval over the seeds alone
     (path,) = folder.glob("rankine2016_table1*.jsonl")
+    add_seed(path, 3, like=2, offset=0.01, method="CBOW", split="dev", metric="MRR")
+    assert f"{claim}confirmed" in rankine2016.summary_reading(load_records(results, folder.name), folder)
     shift(path, 0.2, method="Weighted CBOW", split="dev", metric="MRR")
-    assert f"{claim}not shown" in rankine2016.summary_reading(load_records(results, folder.name), folder)
+    assert f"{claim}contradicted" in rankine2016.summary_reading(load_records(results, folder.name), folder)

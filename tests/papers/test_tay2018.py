@@ -48,8 +48,8 @@ def test_the_papers_budget_reading_gives_each_alignment_and_feature_kind_its_ver
     from reproq.results import Record
 
     raw, normalised = tay2018.BUDGET_SETTINGS["raw"], tay2018.BUDGET_SETTINGS["normalized"]
-    values = {(raw, "QRNN"): (.70, .71, .72), (raw, "CTRN"): (.60, .61, .62),
-              (raw, tay2018.alignment_method("ceil")): (.75, .76, .77), (raw, "floor: BM25"): (.65,),
+    values = {(raw, "QRNN"): (.70, .71, .72), (raw, "CTRN"): (.60, .62, .61),  # three distinct gaps: an interval
+              (raw, tay2018.alignment_method("ceil")): (.75, .77, .76), (raw, "floor: BM25"): (.65,),
               (normalised, "QRNN"): (.70, .70, .71), (normalised, "CTRN"): (.70, .71, .70),
               (normalised, "floor: BM25"): (.65,)}
     records = [Record("tay2018", "Table 6", "trecqa", "test", method, setting, "MAP", value, seeds=(seed,))
