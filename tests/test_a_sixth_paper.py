@@ -58,7 +58,8 @@ results = paths.output_dirs("smoke")[0]
 built = verdicts.build(results_dir=results)
 print(json.dumps({"papers": list(papers.PAPERS), "order": [nb.stem for nb in runner.notebooks()],
                   "lanes": [[nb.stem for nb in u.notebooks] for u in notebook_schedule.plan(runner.notebooks(), {})[1]],
-                  "rows": built.rows[built.rows.paper == "toy2026"][["method", "metric", "mean", "verdict"]].astype(str)
+                  "rows": built.rows[built.rows.paper == "toy2026"][["method", "metric", "mean", "gap", "verdict"]]
+                          .astype(str)
                           .to_dict("records")}))
 """
 
@@ -88,7 +89,8 @@ def test_a_sixth_paper_is_its_module_and_its_notebook(tmp_path):
     assert ["15_toy_paper"] in said["lanes"]
     assert [(r["method"], r["metric"]) for r in said["rows"]] == [("Toy", "MAP")]
     assert float(said["rows"][0]["mean"]) == pytest.approx(0.3)  # the smoke profile's size, from the module
-    assert said["rows"][0]["verdict"] == "reproduced"  # 0.30 beside 31.0 read as a percent (from its numbers): 0.31
+    assert float(said["rows"][0]["gap"]) == pytest.approx(-0.01)  # 0.30 beside 31.0 read as a percent: 0.31
+    assert said["rows"][0]["verdict"] == "inconclusive"  # a result of training from one seed: no interval
     after = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert {str(p) for p in after if p not in before} == {"reproq/papers/toy2026.py", "reproq/papers/toy2026_numbers.csv",
                                                           "notebooks/15_toy_paper.ipynb"}

@@ -44,11 +44,46 @@ def test_what_a_sentence_needs():
     assert comparisons.judge("QRNN beats the floor (+0.024, +0.001 to +0.048).") == ""
     assert comparisons.judge("The anchor is below both networks [−0.058, −0.006].") == ""
     assert "other way" in comparisons.judge("The anchor is below both networks [+0.010, +0.050].")
-    assert comparisons.judge("CTRN above QRNN is not shown; every network beats the floor.") == ""  # one clause
+    assert comparisons.judge("CTRN above QRNN is not shown [-0.007, +0.025].") == ""  # no difference, and 0 inside
+    assert "excludes 0" in comparisons.judge("CTRN above QRNN is not shown [+0.007, +0.025].")
+    assert "no paired test" in comparisons.judge("CTRN above QRNN is not shown.")  # a verdict carries its interval
     assert comparisons.sentences("CTRN above QRNN is not shown; every network beats the floor.")[1][1] == \
         "every network beats the floor."
     assert comparisons.judge("Their claim: BOW-CNN beats six Lucene similarities.") == ""  # the paper's, tested apart
+    assert comparisons.judge('He found that "this worked a lot better".') == ""  # a paper's own words, quoted
     assert comparisons.judge("A run that never beat its start kept the untrained encoder.") == ""  # no two methods
+    for placed in ("The table above lists them.", "The reading below sets each count beside the paper's.",
+                   "Each run keeps its best epoch.", "Questions are lower-cased.", "Does pre-training help?"):
+        assert comparisons.judge(placed) == "", placed  # compares nothing, or asks
+
+
+# one unsupported sentence of each kind issue 52 found walking around the check (Why 4), planted in each place
+PLANTED = {"better": "On TRAIN, CTRN is better than QRNN.",
+           "above a method": "On TRAIN, CTRN lands above QRNN.",
+           "naming Tay et al.": "Like Tay et al., our CTRN beats QRNN on TRAIN.",
+           "naming the paper": "As in the paper, CTRN beats QRNN on TRAIN.",
+           "shown": "CTRN's lead over QRNN on TRAIN is shown.",
+           "not shown": "Pre-training is not shown to help the RCNN here.",
+           "largest": "The largest gap is CTRN's over QRNN.",
+           "best": "GRU is the best encoder on WikiQA."}
+
+
+def _plant_in(copy, place: str, text: str) -> str:
+    """Plant ``text`` in ``place`` of the copy (the README, a guide page or a notebook); where it will be found."""
+    if place == "notebook":
+        plant(copy, "04_trecqa_ctrn", text)
+        return "04_trecqa_ctrn.ipynb"
+    page = copy / "README.md" if place == "README" else copy / guide.GUIDE / "findings.md"
+    page.write_text(page.read_text() + f"\n{text}\n")
+    return str(page.relative_to(copy))
+
+
+@pytest.mark.parametrize("place", ["README", "guide", "notebook"])
+@pytest.mark.parametrize("kind", list(PLANTED))
+def test_each_kind_of_unsupported_sentence_fails_in_each_place(copy, kind, place):
+    where = _plant_in(copy, place, PLANTED[kind])
+    found = comparisons.check(copy)
+    assert [u.sentence for u in found] == [PLANTED[kind]] and found[0].where.startswith(where), kind
 
 
 def test_the_sentences_this_check_was_made_for_fail_at_6c072d8(tmp_path):

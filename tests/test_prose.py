@@ -131,3 +131,32 @@ def test_readme_paragraphs_read_the_notebooks_they_name():
     assert prose.mentioned("see `results/04_trecqa_ctrn/tay2018_table6.md` and `results/bench/`", folders) == \
         ["04_trecqa_ctrn", "bench"]
     assert prose.mentioned("no notebook named", folders) == []
+
+
+def _a_wrong_two_decimal_number() -> str:
+    """A two-decimal number Smolyakov & Srikant print nowhere that a record of notebook 03 reads the same: quoted as
+    theirs with a wrong digit, the old check found it among the records by chance."""
+    theirs = prose.paper_pool(["smolyakov2017"])
+    records = prose.pool([paths.ROOT / "results" / "03_pooling_body_smolyakov"])
+    for hundredths in range(1, 100):
+        typed = prose.Typed(f"0.{hundredths:02d}", "", "")
+        if records.holds(typed) and not theirs.holds(typed):
+            return typed.text
+    raise AssertionError("no such number: choose another paper or notebook")
+
+
+@pytest.mark.parametrize("place", ["README", "guide", "notebook"])
+@pytest.mark.parametrize("kind", ["a paper's number, a wrong digit at two decimals", "a count in millions"])
+def test_each_kind_of_unsupported_number_fails_in_each_place(copy, kind, place):
+    """Issue 52's two numbers that passed: a paper's number quoted at two decimals with a wrong digit, and a number
+    with a K or M suffix ("1.7M words"), which was never read."""
+    number = _a_wrong_two_decimal_number() if kind.startswith("a paper's") else "9.87M"
+    text = {"a paper's number, a wrong digit at two decimals":
+            f"Smolyakov & Srikant print a test MRR of {number} for their CNN (notebook 03).",
+            "a count in millions": f"TrecQA's texts hold {number} words (notebook 04)."}[kind]
+    if place == "notebook":
+        plant(copy, "03_pooling_body_smolyakov" if kind.startswith("a paper's") else "04_trecqa_ctrn", text)
+    else:
+        page = copy / "README.md" if place == "README" else copy / guide.GUIDE / "running.md"
+        page.write_text(page.read_text() + f"\n{text}\n")
+    assert [t.text for t in prose.check(copy)] == [number]

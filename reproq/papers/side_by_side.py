@@ -45,7 +45,7 @@ from reproq.answer_selection.run import run_grid
 from reproq.baselines.overlap import question_texts
 from reproq.data.qa_datasets import load_splits
 from reproq.papers.paper import Finding
-from reproq.report.machines import cross_machine_spread, machine_sensitive
+from reproq.results.spread import cross_machine_spread, machine_sensitive
 from reproq.papers.tay2018 import (
     AnswerSelection,
     Choice,
@@ -154,7 +154,7 @@ def _family(tested: dict[str, dict], spread: float = float("nan")) -> dict[str, 
     """Each test of a family declared together with its verdict Holm-corrected over the family
     (:func:`reproq.results.paired.holm` of their p values): *confirmed* or *contradicted* where the correction keeps
     it, *not shown* otherwise; "(Holm, m tests)" says so. A verdict whose interval has an edge within ``spread`` of 0
-    (how far the same seeds moved a mean on another machine: :func:`reproq.report.machines.cross_machine_spread`) is
+    (how far the same seeds moved a mean on another machine: :func:`reproq.results.spread.cross_machine_spread`) is
     *machine-sensitive*: another CPU could turn it."""
     shown = holm([t["p"] for t in tested.values()])
     out = {}
@@ -184,7 +184,7 @@ def reading(records: Sequence[Record], folder=None, reference: str = REFERENCE) 
     against the best floor and against ``reference``, and the external anchor against every encoder
     (:func:`reproq.papers.tay2018.anchor_against`); the rows that are budget-truncated. With ``folder`` (the
     notebook's results folder), a verdict within the cross-machine spread of its records says so
-    (:func:`reproq.report.machines.cross_machine_spread`)."""
+    (:func:`reproq.results.spread.cross_machine_spread`)."""
     spread = cross_machine_spread(Path(folder).parent, Path(folder).name) if folder else float("nan")
     shown = table(records, reference=reference, spread=spread)
     if shown.empty:

@@ -1,23 +1,31 @@
 """The study's own comparative sentences, held to the test it applies to the papers.
 
-A sentence in the README, a guide page or a notebook's typed Markdown that compares two methods — *beats*, *outperforms*,
-*above/below all*, *turns the sign*, *hardly differ*, *the largest gap* (:data:`COMPARATIVE`) — states what a paired
-test must show. :func:`check` finds each such sentence (outside generated blocks, code and the notebooks' generated
-reading cells, whose words come from the tests themselves) and accepts it when
+A sentence in the README, a guide page or a notebook's typed Markdown that compares two results — *better*, *worse*,
+*above*/*below*/*ahead of* a method, *falls behind*, *beats*, *outperforms*, *clears*, *improves*, *helps*, *hurts*,
+*matches* the paper, *the largest gap*, *best*, *worst*, *higher*, *lower*, *confirms*, *turns the sign*, a *lead
+over* (:data:`COMPARATIVE`) — or that states a verdict (*not shown*, *is shown to*, *confirmed*, *contradicted*:
+:data:`VERDICT`) says what a paired test must show. :func:`check` finds each such sentence (outside generated blocks,
+code and the notebooks' generated reading cells, whose words come from the tests themselves; a paper's own words in
+quotation marks aside) and accepts it when
 
-- it carries an interval (``(+0.001 to +0.048)``, ``[+0.001, +0.048]``) that excludes 0 on the side its word says
-  (*below*: under 0; any other: above 0) — an interval that holds 0 never supports a comparison, whatever else the
-  sentence says;
-- or, without an interval, it says what the paired test found in the study's words (*shown*, *not shown*,
-  *confirmed*, *contradicted*: the readings it points to carry the numbers), reports what a paper says (*the
-  paper*, *et al.*, *claims*, its authors' names), which the report tests apart, or asks (*whether*).
+- it carries an interval (``(+0.001 to +0.048)``, ``[+0.001, +0.048]``) on the side its words say: excluding 0
+  upwards (*below*, *lower*, *worse*, …: downwards) where it asserts a difference, holding 0 where it says there is
+  none (*not shown*, *no difference*, *neither*);
+- or it reports a paper, the reporting said before the comparison: a paper's claim (*the paper's claim is …*), its
+  authors with a verb of saying (*Tay et al. report …*, *he prints …*), *the paper:* — naming a paper is not enough
+  (*like Tay et al., our CTRN beats QRNN* is a sentence about our runs); or it asks (*whether*, a question) or cites a
+  section of a paper (§6.3).
 
-Each clause a semicolon parts is judged on its own, but in a sentence that opens on a paper's claim. A method that
-*beats its start* (a trained model against its own untrained state) compares no two methods.
+Each clause a semicolon parts is judged on its own, but in a sentence that opens on a paper's claim. Words that
+compare nothing are left alone: *above*/*below* that point at a place (*the table above*, *the reading below sets*),
+*best*/*better* that name a selection (*the best epoch*, *a better DEV MAP*), *lower-cased*, a model against its own
+start (*beats its start*).
 
-Its limits, said plainly: it reads words, not meaning. A comparison made without any of these words (*CTRN is
-better*) passes unseen, and a sentence that says *shown* of another comparison than its own passes too; what it
-catches is the sentence that states a direction its own interval does not support, or states one with no test at all.
+Since a typed decimal that describes this study's results fails :mod:`reproq.report.prose`, the typed prose carries
+no comparison of its own: it points at the generated readings, which carry each test. Its limits, said plainly: it
+reads words, not meaning. A comparison in words it does not list (*CTRN wins*) passes unseen, and an interval it is
+given is not checked to be that comparison's; what it catches is a sentence in the listed words that states a
+direction with no test or against its own interval.
 """
 
 from __future__ import annotations
@@ -30,15 +38,43 @@ from reproq import paths
 from reproq.report import guide
 from reproq.report.prose import CODE, GENERATED, notebook_markdown, paragraphs
 
+# the words that compare two results (module docstring), each but in its uses that compare nothing: "above" and
+# "below" that point at a cell ("the table above", "below:"), "best" and "better" that name a selection ("the best
+# epoch", "a better DEV MAP"), "lower-cased", "its start" (a model against its own untrained state)
+# the words that compare two results (module docstring), each but in its uses that compare nothing: "above" and
+# "below" that point at a place ("the table above", "the reading below sets …", "below:"), "behind" but in "falls
+# behind", "best" and "better" that name a selection ("the best epoch", "a better DEV MAP"), "lower-cased", a model
+# against its own start ("beats its start")
+PLACE = r"(?:reading|cell|table|list|line|banner|figure|result|row|summary|guide|block|number|verdict|picture|" \
+        r"docstring|interval|count|disclosure)s?\b"
+TARGET = rf"(?:(?:the|a|an|their|every|each|all|both|them|those|what|notebooks?)\b(?! (?:[\w-]+ )?{PLACE})|" \
+         r"(?-i:[A-Z0-9][\w@.-]*\w))"
+SELECTION = r"(?:\*\*)?(?:floor|floors|epoch|epochs|dev|DEV|state|weights|checkpoint|configuration|row|trained|" \
+            r"training|validation|mean dev|of several|possible)\b"
 COMPARATIVE = re.compile(
-    r"\b(?:beats?(?! (?:it|its)\b)|beating|outperform(?:s|ed|ing)?|turns? the sign|hardly differ|(?:largest|widest) gap|"
-    r"(?:far )?(?:above|below) (?:them all|all of them|every|both|all)|(?:higher|lower) than every)\b", re.I)
-DOWN = re.compile(r"\b(?:below|lower)\b", re.I)
+    rf"\b(?:better(?! (?:DEV|dev)\b)|worse|(?:above|below|ahead of) {TARGET}|(?:falls?|fell|lags?) behind|"
+    r"beats?(?! (?:it|its)\b)|beating|outperform(?:s|ed|ing)?|improve(?:s|d)?|helps?|hurts?|"
+    r"(?:lead|gain|edge|advantage) (?:over|on)|clears(?! (?:it|its)\b)|cleared|clear (?:the|every|all)|"
+    r"match(?:es|ed)? (?:the paper\b|the paper's|(?-i:[A-Z][\w-]*))|"
+    r"(?:largest|smallest|widest) (?:gap|difference|gain|drop|lead)|"
+    rf"(?:best|worst)(?!-|[,.;:)]| {SELECTION})|higher|lower(?!-cased| values)|turns? the sign|hardly differ|"
+    r"confirms?)\b", re.I)
+# the words of a verdict: a sentence that says a test showed something carries that test's interval
+VERDICT = re.compile(r"\bnot shown\b|\bnone (?:is|are) shown\b|\b(?:is|are|be|was|were|been) shown (?:to|above|below|"
+                     r"against|over|either)\b|(?<![*\w])(?:confirmed|contradicted)(?!\*)\b", re.I)
+DOWN = re.compile(r"\b(?:below|lower|worse|behind|hurts?|worst|smallest)\b", re.I)
+NEGATED = re.compile(r"\bnot shown\b|\bno difference\b|\bneither\b|\bnot (?:\w+ )?(?:above|below|better|worse)\b",
+                     re.I)
 SIGNED = r"([-−+]?\d*\.\d+)"
 INTERVAL = re.compile(rf"[(\[]?\s*{SIGNED}\s*(?:to|,|…)\s*{SIGNED}\s*[)\]]")
-TESTED = re.compile(r"\b(?:shown|confirmed|contradicted)\b", re.I)
-ATTRIBUTED = re.compile(r"\bthe paper\b|\bpaper's\b|\bet al\.|\bclaims?\b|\b(?:Lei|Tay|dos Santos|Smolyakov|Rankine)\b"
-                        r"|\bwhether\b", re.I)  # what a paper says (the report tests it), or a question asked
+QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")  # a paper's own words: its comparison, tested apart
+# what a paper says: its claim, a section of it, or its authors with a reporting verb (the report tests it apart);
+# naming a paper is not enough ("like Tay et al., CTRN beats QRNN here" says it of our runs)
+AUTHORS = r"(?:the paper|the papers|Lei et al\.|Tay et al\.|dos Santos et al\.|Smolyakov(?: & Srikant)?|Rankine|he|they)"
+ATTRIBUTED = re.compile(rf"(?<!\bwe )\bclaims?\b|\bthe paper:|{AUTHORS}(?:'s? \w+)? "
+                        r"(?:says?|claims?|reports?|prints?|quotes?|argues?|writes?|finds?|found|ran|tried|gives?)\b",
+                        re.I)  # before the comparison it reports
+ASKED = re.compile(r"\bwhether\b|\?\s*$|§\s?\d", re.I)  # a question, or a sentence citing a section of a paper
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*(])")
 CLAUSE = re.compile(r";\s+")
 CLAIM = re.compile(r"\bclaims?\b", re.I)  # a sentence that opens on a paper's claim lists it, clause by clause
@@ -62,24 +98,34 @@ def judge(sentence: str) -> str:
 
     >>> judge("CTRN beats QRNN (+0.009, -0.007 to +0.025).")
     'its interval [-0.007, +0.025] holds 0'
-    >>> judge("QRNN beats the floor (+0.024, +0.001 to +0.048)."), judge("The anchor is below both, not shown.")
+    >>> judge("QRNN beats the floor (+0.024, +0.001 to +0.048)."), judge("CTRN above QRNN is not shown [-0.01, +0.02].")
     ('', '')
-    >>> judge("An off-the-shelf encoder is above them all.")
-    'no paired test: no interval, and it does not say what one showed'
+    >>> judge("An off-the-shelf encoder is above them all."), judge("CTRN is better than QRNN.")[:14]
+    ('no paired test: no interval, and it reports no paper', 'no paired test')
+    >>> judge("CTRN above QRNN is shown."), judge("The paper says CTRN beats QRNN."), judge("See the table above.")
+    ('no paired test: no interval, and it reports no paper', '', '')
     """
-    if not COMPARATIVE.search(sentence):
+    bare = QUOTED.sub(" ", sentence)
+    if not (COMPARATIVE.search(bare) or VERDICT.search(bare)):
         return ""
-    intervals = [(_value(a), _value(b)) for a, b in INTERVAL.findall(sentence)]
+    intervals = [(_value(a), _value(b)) for a, b in INTERVAL.findall(bare)]
     if intervals:
-        down = bool(DOWN.search(COMPARATIVE.search(sentence)[0]))
+        negated = bool(NEGATED.search(bare))
+        word = COMPARATIVE.search(bare)
+        down = bool(word and DOWN.search(word[0]))
         for low, high in intervals:
-            if (high >= 0) if down else (low <= 0):
-                return f"its interval [{low:+.3f}, {high:+.3f}] holds 0" if low <= 0 <= high else \
+            holds = low <= 0 <= high
+            if negated and not holds:
+                return f"its interval [{low:+.3f}, {high:+.3f}] excludes 0, and the sentence says no difference"
+            if not negated and ((high >= 0) if down else (low <= 0)):
+                return f"its interval [{low:+.3f}, {high:+.3f}] holds 0" if holds else \
                     f"its interval [{low:+.3f}, {high:+.3f}] points the other way"
         return ""
-    if TESTED.search(sentence) or ATTRIBUTED.search(sentence):
+    said = ATTRIBUTED.search(bare)
+    first = min(m.start() for m in (COMPARATIVE.search(bare), VERDICT.search(bare)) if m)
+    if ASKED.search(bare) or (said and said.start() < first):
         return ""
-    return "no paired test: no interval, and it does not say what one showed"
+    return "no paired test: no interval, and it reports no paper"
 
 
 def sentences(markdown: str) -> list[tuple[int, str]]:

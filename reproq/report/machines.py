@@ -17,14 +17,13 @@ import numpy as np
 import pandas as pd
 
 from reproq import atomic
+from reproq.report.verdicts import load_records
 from reproq.results import KEYS
 
 PAIRED = ["where", "file", *KEYS, "variant", "seeds"]
 
 
 def _frame(results_dir: Path, folders: list[str]) -> pd.DataFrame:
-    from reproq.report.verdicts import load_records  # the verdicts read this module's spread: imported here
-
     records = [r for folder in folders for r in load_records(results_dir, folder)]
     return pd.DataFrame([{"where": r.config["where"], "file": r.config["file"], **{k: getattr(r, k) for k in KEYS},
                           "variant": r.variant, "seeds": r.seeds, "value": r.value} for r in records])
@@ -69,26 +68,3 @@ def machine_of(results_dir: Path, folder: str) -> str:
     entry = costs.get(folder, {}) if isinstance(costs, dict) else {}
     entry = entry if isinstance(entry, dict) else {}
     return f"{entry.get('cpu', 'unknown CPU')} (code {entry.get('code_version', '?')})"
-
-
-def cross_machine_spread(results_dir, notebook: str) -> float:
-    """The largest move of a mean over seeds between two machines for ``notebook``'s records, as ``reproq machines
-    --write`` recorded it (``results_dir/machines/cross_machine*.csv``); nan where the notebook has not been run on two
-    machines."""
-    moves = [row for path in sorted((Path(results_dir) / "machines").glob("cross_machine*.csv"))
-             for row in pd.read_csv(path).to_dict("records") if row["notebook"] == notebook]
-    moved = [float(r["largest |b - a|, mean of seeds"]) for r in moves]
-    return max((m for m in moved if m == m), default=float("nan"))  # a file of one-seed records has no mean: nan
-
-
-def machine_sensitive(low: float, high: float, edges, spread: float) -> bool:
-    """Whether the interval [``low``, ``high``] has an edge within ``spread`` (:func:`cross_machine_spread`) of one of
-    ``edges`` (0 for a sign; ± the margin for an equivalence; a claimed size's ends): the same seeds on another CPU
-    could turn its verdict. False where the spread is not known (nan) or there is no interval.
-
-    >>> machine_sensitive(0.002, 0.03, (0.0,), 0.0037), machine_sensitive(0.005, 0.03, (0.0,), 0.0037)
-    (True, False)
-    >>> machine_sensitive(-0.012, -0.002, (-0.01, 0.01), 0.0037), machine_sensitive(0.0, 0.1, (0.0,), float("nan"))
-    (True, False)
-    """
-    return any(abs(x - edge) <= spread for x in (low, high) for edge in edges)

@@ -19,6 +19,11 @@ What counts as a number of a results file:
 - ``settings.json``: the parameters each output was made with; any other JSON file (benchmarks, costs): every
   number in it, and a number of seconds also in minutes.
 
+A number in thousands or millions (``1.7M``, ``450K``) is a typed number too, standing for what its last digit allows
+(``1.7M``: 1.65 to 1.75 million). A number given as a paper's (right after *paper*, *et al.*, *prints*, *quotes*,
+*his*, *their*: :data:`PAPERS_OWN`) is held by the papers' printed numbers alone — the paper the sentence names, where
+it names one — not by whatever record of the scope happens to read the same at two decimals.
+
 Generated blocks (``<!-- name:start -->`` … ``<!-- name:end -->``, written by ``reproq scope``/``report --write``),
 code (fenced or inline), section numbers (§4.2) and the few decimals that are names, not results
 (:data:`NOT_RESULTS`: software versions, the course number 6.864) are not typed numbers.
@@ -35,7 +40,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +48,17 @@ import numpy as np
 from reproq import paths
 from reproq.report import guide, readings, verdicts
 
-# A decimal number as prose writes it: optional sign (ASCII or Unicode minus), thousands separators, a fraction.
-NUMBER = re.compile(r"(?<![\w.,])([-−+]?)(\d{1,3}(?:,\d{3})+|\d+)\.(\d+)(?![\w]|\.\d)")
+# A decimal number as prose writes it: optional sign (ASCII or Unicode minus), thousands separators, a fraction; or
+# any number in thousands or millions (``1.7M``, ``450K``)
+NUMBER = re.compile(r"(?<![\w.,])([-−+]?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+)(?![\w]|\.\d)|(?:\.(\d+))?([KM])\b)")
+SCALE = {"": 1.0, "K": 1e3, "M": 1e6}
+# a number the prose gives as a paper's: after "paper", "et al.", "prints", "quotes", "his", "their" (up to four words
+# between, a bracket or a quotation mark): checked against the papers' printed numbers alone
+PAPERS_OWN = re.compile(r"(?:\bpapers?(?:'s|')?|\bet al\.(?:'s)?|\bprint(?:s|ed)?|\bquot(?:es?|ed)|\bhis|\btheir)"
+                        r"[\s:(\"“]*(?:[\w@-]+[\s:(\"“]+){0,4}$", re.I)
+# the paper a sentence names last before such a number: its numbers alone hold it
+NAMED = {"lei2016": r"\bLei\b", "tay2018": r"\bTay\b", "dossantos2015": r"\bdos Santos\b",
+         "smolyakov2017": r"\bSmolyakov\b|\bSrikant\b", "rankine2016": r"\bRankine\b"}
 # Decimals that are names, not results: each pattern is matched against the text around the number.
 NOT_RESULTS = (
     r"MIT 6\.864|6\.864 (?:project|student|course)",  # the course number of Smolyakov & Srikant's project
@@ -64,10 +78,26 @@ class Typed:
     text: str
     where: str
     line: str
+    papers_own: bool = False  # given as a paper's number (:data:`PAPERS_OWN`): only the papers' numbers hold it
+    named: str = ""  # the paper its sentence names last before it (:data:`NAMED`): only that paper's numbers hold it
+
+    @property
+    def suffix(self) -> str:
+        return self.text[-1] if self.text[-1] in "KM" else ""
 
     @property
     def decimals(self) -> int:
-        return len(self.text.split(".")[1])
+        digits = self.text.removesuffix(self.suffix)
+        return len(digits.split(".")[1]) if "." in digits else 0
+
+    @property
+    def value(self) -> float:
+        return float(self.text.removesuffix(self.suffix)) * SCALE[self.suffix]
+
+    @property
+    def half(self) -> float:
+        """Half a unit of the last digit typed: what the typed number stands for either side."""
+        return 0.5 * 10.0 ** -self.decimals * SCALE[self.suffix]
 
 
 def typed_numbers(markdown: str, where: str = "") -> list[Typed]:
@@ -75,6 +105,8 @@ def typed_numbers(markdown: str, where: str = "") -> list[Typed]:
 
     >>> [t.text for t in typed_numbers("QRNN 0.757 (paper 0.700), Δ = −0.009; §4.2; `x = 0.5`; MIT 6.864")]
     ['0.757', '0.700', '-0.009']
+    >>> [(t.text, t.value, t.papers_own) for t in typed_numbers("1.7M words, the paper's 4.8K questions")]
+    [('1.7M', 1700000.0, False), ('4.8K', 4800.0, True)]
     """
     blank = lambda m: re.sub(r"[^\n]", " ", m.group())  # noqa: E731 (keeps every offset and line number)
     text = CODE.sub(blank, GENERATED.sub(blank, markdown))
@@ -87,10 +119,15 @@ def typed_numbers(markdown: str, where: str = "") -> list[Typed]:
         if any(re.search(p, around) and _covers(p, around, match.group().lstrip("-−+")) for p in NOT_RESULTS):
             continue
         sign = "-" if match[1] in "-−" and match[1] else ""
-        number = f"{sign}{match[2].replace(',', '')}.{match[3]}"
+        fraction = match[3] or match[4]
+        number = f"{sign}{match[2].replace(',', '')}{'.' + fraction if fraction else ''}{match[5] or ''}"
         line_no = markdown.count("\n", 0, start) + 1
         line = markdown.splitlines()[line_no - 1].strip()
-        found.append(Typed(number, f"{where}:{line_no}" if where else str(line_no), line))
+        own = bool(PAPERS_OWN.search(text[max(0, start - 60):start]))
+        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z*(])", text[max(0, start - 300):start])[-1]
+        names = [(m.start(), key) for key, name in NAMED.items() for m in re.finditer(name, sentence)]
+        named = max(names)[1] if own and names else ""
+        found.append(Typed(number, f"{where}:{line_no}" if where else str(line_no), line, own, named))
     return found
 
 
@@ -117,8 +154,10 @@ class Pool:
         """Whether a number of the pool, rounded to ``typed``'s decimals, can read ``typed`` — directly or, for a
         fraction (a number within ±1), as a percentage (×100). A full value exactly halfway (0.7485 for 0.748 or
         0.749) holds neither; a printed cell holds both of the numbers its interval can round to."""
-        x, half = float(typed.text), 0.5 * 10.0 ** -typed.decimals
+        x, half = typed.value, typed.half
         direct = np.any((self._low < x + half) & (self._high > x - half))
+        if typed.suffix:  # thousands or millions: never a percentage
+            return bool(direct)
         low, high = np.maximum(self._low, -1.0), np.minimum(self._high, 1.0)  # the part of each number within ±1
         return bool(direct or np.any((low <= high) & (low * 100 < x + half) & (high * 100 > x - half)))
 
@@ -280,15 +319,23 @@ def check(root: Path | None = None) -> list[Typed]:
                     scope = scope | Pool(file_numbers(results / file))
             for f in named:
                 scope = scope | computed.get(f, Pool())
-            missing += [Typed(t.text, f"{name}:{first + int(t.where) - 1}", t.line) for t in typed_numbers(text)
-                        if not scope.holds(t)]
+            missing += [replace(t, where=f"{name}:{first + int(t.where) - 1}") for t in typed_numbers(text)
+                        if not _theirs(t, papers, scope).holds(t)]
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         folder = results / notebook.stem
-        own = pool([folder]) | paper_pool(papers_of(folder)) | computed[""] | computed.get(notebook.stem, Pool())
+        theirs = paper_pool(papers_of(folder))
+        own = pool([folder]) | theirs | computed[""] | computed.get(notebook.stem, Pool())
         missing += [t for where, text in notebook_markdown(notebook) for t in typed_numbers(text, where)
-                    if not own.holds(t)]
+                    if not _theirs(t, theirs, own).holds(t)]
     return missing
 
+
+def _theirs(typed: Typed, papers: Pool, scope: Pool) -> Pool:
+    """What can hold ``typed``: the numbers of the paper its sentence names where it is given as a paper's, else
+    ``papers`` (the papers of its scope) for a paper's number, else its whole ``scope``."""
+    if not typed.papers_own:
+        return scope
+    return paper_pool([typed.named]) if typed.named else papers
 
 def _outside_generated(page: Path) -> str:
     """A reader page's text with its generated blocks blanked (their lines kept, so line numbers hold)."""

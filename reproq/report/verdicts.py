@@ -14,7 +14,7 @@ setting and metric (one row per variant of ours):
   three distinct values) inside ±margin is **reproduced**, wholly outside it **not reproduced**, across a margin's
   edge (or with no interval: "n seeds, no interval") **inconclusive**. The interval is on the row, and a verdict whose
   interval edge lies within the cross-machine spread of its notebook's records (``reproq machines``,
-  :func:`reproq.report.machines.cross_machine_spread`) of a margin's edge is marked *machine-sensitive*;
+  :func:`reproq.results.spread.cross_machine_spread`) of a margin's edge is marked *machine-sensitive*;
 - any other number on real data is one number, no seeds (a count, a size, a re-scored shipped run): it **reproduces**
   where |ours − paper| ≤ the margin, or, a count printed in thousands (Tay et al. print 3,270 test pairs as
   ``3.2K``), where ours truncated reads the printed number; else it does **not**;
@@ -22,13 +22,14 @@ setting and metric (one row per variant of ours):
   ``not_comparable``: CPU time against a GPU's).
 
 The margins (:data:`MARGINS`): 0.01 for ratio metrics (MAP, MRR, P@k, accuracy, AUC: one point on the 0–100 scale
-Lei et al. and dos Santos et al. print, ten units of Tay et al.'s third decimal, and below the smallest gap a paper
-argues from, Tay et al.'s "1 % – 5 %"), 1 % of the paper's value for anything else (counts, sizes, seconds); never
+Lei et al. and dos Santos et al. print, ten units of Tay et al.'s third decimal, and the low end of the gap Tay et al.
+argue from, "1 % – 5 %"), 1 % of the paper's value for anything else (counts, sizes, seconds); never
 less than half a unit of the last digit the paper prints (``5.8`` stands for 5.75–5.85, ``4.8K`` for 4,750–4,850).
 
 What that rule may say depends on what kind of number it judges (:data:`reproq.papers.paper.KINDS`, declared by
-each paper's ``kinds``; :func:`as_kind`): a *result of training or fitting* and an *evaluation of given outputs* (the
-authors' shipped scores re-scored) are *reproduced* or *not reproduced*; a *data statistic* or a *model size*
+each paper's ``kinds``; :func:`as_kind`): a *result of training or fitting* is *reproduced*, *not reproduced* or
+*inconclusive*, an *evaluation of given outputs* (the authors' shipped scores re-scored) *reproduced* or *not
+reproduced*; a *data statistic* or a *model size*
 *matches* or *differs* (*partial data* where only part of the paper's data can be had, *fitted* where a width was
 chosen to land on the paper's count); a *configuration* the paper states and ours copies is shown *as the paper* (or
 *set otherwise*), never judged; a baseline *quoted from another paper* is *quoted*, or *not comparable* beside a
@@ -61,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.report.machines import cross_machine_spread, machine_sensitive
+from reproq.results.spread import cross_machine_spread, machine_sensitive
 from reproq.results.paired import against, claim, claim_numbers, said, size_verdict
 from reproq.results.records import KEYS, Record, read_records, summarize
 from reproq.papers import PAPERS
@@ -214,7 +215,7 @@ def table_rows(records: list[Record], spreads: dict[str, float] | None = None) -
     """One row per number of the papers (× each variant of ours): the paper's value, ours (mean, std, n seeds),
     the gap (with its interval and the margin, for a result of training), the data (real / synthetic stand-in / not
     run here) and why, the verdict and the notebook folder that made it; ``spreads``: notebook folder -> its
-    cross-machine spread (:func:`reproq.report.machines.cross_machine_spread`), which marks a verdict
+    cross-machine spread (:func:`reproq.results.spread.cross_machine_spread`), which marks a verdict
     *machine-sensitive*."""
     theirs = paper_numbers()
     theirs = theirs[theirs.paper.isin(list(PAPERS))][KEYS + ["printed", "value"]].rename(columns={"value": "paper value"})
@@ -326,7 +327,7 @@ def claim_rows(records: list[Record], spreads: dict[str, float] | None = None) -
     number where ``b`` is one, :attr:`reproq.papers.Claim.b_printed`), with the paper's sentence (``quote``), the
     claimed size tested as a size where the sentence states one (``size``: :func:`reproq.results.paired.size_verdict`),
     and the same test on the paper's other metrics for the pair (``beside``: one phrase); a verdict whose interval
-    has an edge within ``spreads[notebook]`` (:func:`reproq.report.machines.cross_machine_spread`) of 0 or of the
+    has an edge within ``spreads[notebook]`` (:func:`reproq.results.spread.cross_machine_spread`) of 0 or of the
     claimed size's ends says *machine-sensitive*. Then, for the papers whose data cannot be had, the same claims
     *tested on a real substitute*, SemEval-2016 3B (:func:`reproq.papers.real_substitute.claim_table`, Holm within a
     paper), which are findings about that set and never count as a reproduction. ``on`` says which data a row's test

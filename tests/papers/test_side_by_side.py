@@ -9,7 +9,7 @@ import pytest
 
 from reproq.figures import side_by_side as draw
 from reproq.papers import side_by_side, tay2018
-from reproq.report import machines
+from reproq.results import spread
 from reproq.results import Record
 
 
@@ -111,5 +111,5 @@ def test_a_verdict_within_the_cross_machine_spread_says_machine_sensitive(tmp_pa
     (tmp_path / "machines" / "cross_machine__12_encoders_side_by_side.csv").write_text(
         'notebook,file,"largest |b - a|, mean of seeds"\n12_encoders_side_by_side,encoders_side_by_side,0.25\n'
         '04_trecqa_ctrn,tay2018_table6,0.9\n')
-    assert machines.cross_machine_spread(tmp_path, side_by_side.NOTEBOOK) == 0.25  # its own notebook's rows only
-    assert np.isnan(machines.cross_machine_spread(tmp_path / "nowhere", side_by_side.NOTEBOOK))
+    assert spread.cross_machine_spread(tmp_path, side_by_side.NOTEBOOK) == 0.25  # its own notebook's rows only
+    assert np.isnan(spread.cross_machine_spread(tmp_path / "nowhere", side_by_side.NOTEBOOK))
