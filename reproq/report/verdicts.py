@@ -463,11 +463,12 @@ def counts_markdown(counts: pd.DataFrame, claims: pd.DataFrame, rows: pd.DataFra
         lines += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
         lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)] + [""]
     lines.pop()
-    trained = rows[(rows.kind == RESULT) & (rows.data == "real") & rows["counted"]] if rows is not None else None
+    trained = rows[(rows.kind == RESULT) & (rows.data == "real") & rows["counted"]
+                   & (rows.verdict != "not comparable")] if rows is not None else None
     if trained is not None and len(trained):
-        lines += ["", f"The {len(trained)} results of training on real data are judged by an equivalence test: the "
-                      "95 % interval of ours − paper over our seeds inside a margin declared before any run (0.01 "
-                      "for ratio metrics) is *reproduced*, wholly outside it *not reproduced*, across an edge "
+        lines += ["", f"The {len(trained)} comparable results of training on real data are judged by an equivalence "
+                      "test: the 95 % interval of ours − paper over our seeds inside a margin declared before any run "
+                      "(0.01 for ratio metrics) is *reproduced*, wholly outside it *not reproduced*, across an edge "
                       f"*inconclusive*; {int(trained['machine-sensitive'].sum())} of them are *machine-sensitive* "
                       "(an interval edge within the cross-machine spread of its notebook's records of a margin's "
                       "edge)."]
