@@ -23,7 +23,8 @@ def test_every_committed_reading_cell_is_what_the_committed_records_give():
 
 @pytest.fixture
 def copy(tmp_path):
-    shutil.copytree(paths.ROOT / "results" / "04_trecqa_ctrn", tmp_path / "results" / "04_trecqa_ctrn")
+    for folder in ("04_trecqa_ctrn", "machines"):  # its records, and how far they move on another machine
+        shutil.copytree(paths.ROOT / "results" / folder, tmp_path / "results" / folder)
     shutil.copy(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", tmp_path / "04_trecqa_ctrn.ipynb")
     return tmp_path / "04_trecqa_ctrn.ipynb", tmp_path / "results"
 

@@ -33,6 +33,7 @@ from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import DATA, GIVEN, QUOTED, SIZE, Claim, Finding, Paper
 from reproq.profiles import Overrides
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
+from reproq.results.spread import cross_machine_spread, machine_sensitive
 from reproq.train.grid import RunResult
 
 
@@ -551,12 +552,29 @@ def _then(text: str) -> str:
     return f"\n\n{text}" if text else ""
 
 
-def claims_reading(records: Sequence[Record], cases: Mapping[str, dict]) -> str:
-    """CTRN over QRNN (:func:`ctrn_over_qrnn`), then each model over the best floor (:func:`over_the_floor`)."""
-    floors = over_the_floor(records, cases)
+def claims_reading(records: Sequence[Record], cases: Mapping[str, dict], spread: float = float("nan")) -> str:
+    """CTRN over QRNN (:func:`ctrn_over_qrnn`), then each model over the best floor (:func:`over_the_floor`) and the
+    anchor against each network; a verdict whose interval ends within ``spread`` of 0 (the notebook's cross-machine
+    spread, :func:`reproq.results.spread.cross_machine_spread`) says *machine-sensitive*, as notebook 12's do."""
+    floors = _marked(over_the_floor(records, cases), "beats the floor", spread)
     against = "\n\nAgainst the best floor of the same evaluation:\n\n" + over_the_floor_reading(floors)
-    return (ctrn_over_qrnn_reading(ctrn_over_qrnn(records, cases)) + (against if len(floors) else "")
-            + _then(anchor_reading(anchor_against(records, cases))))
+    return (ctrn_over_qrnn_reading(_marked(ctrn_over_qrnn(records, cases), "CTRN > QRNN", spread))
+            + (against if len(floors) else "")
+            + _then(anchor_reading(_marked(anchor_against(records, cases), "anchor above", spread))))
+
+
+def _marked(table: pd.DataFrame, verdict: str, spread: float) -> pd.DataFrame:
+    """``table`` with each ``verdict`` whose interval (``95% low``, ``95% high``) ends within ``spread`` of 0 marked
+    *machine-sensitive*: another CPU could turn it."""
+    if table.empty:
+        return table
+    sensitive = [machine_sensitive(low, high, (0.0,), spread) for low, high in zip(table["95% low"], table["95% high"])]
+    return table.assign(**{verdict: [f"machine-sensitive, {v}" if s else v for v, s in zip(table[verdict], sensitive)]})
+
+
+def _folder_spread(folder) -> float:
+    """The cross-machine spread recorded for the notebook whose results are in ``folder``."""
+    return cross_machine_spread(Path(folder).parent, Path(folder).name)
 
 
 TEAM_RUN = "the team's primary test run as the organisers shipped it, re-scored here"  # a 2016 team's records' variant
@@ -797,10 +815,11 @@ READINGS = {  # notebook 04's, 05's and 06's committed words (reproq.report.read
     "qatarliving_wikiqa_glance": qatarliving_wikiqa_glance,
     "trecqa_finding": trecqa_finding,
     "qatarliving_wikiqa_finding": qatarliving_wikiqa_finding,
-    "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES),
+    "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES, _folder_spread(folder)),
     "alignments": alignments_reading,
     "paper_budget": paper_budget_reading,
-    "qatarliving_wikiqa": lambda records, folder: claims_reading(records, QATARLIVING_WIKIQA_CASES),
+    "qatarliving_wikiqa": lambda records, folder: claims_reading(records, QATARLIVING_WIKIQA_CASES,
+                                                                 _folder_spread(folder)),
     "runtime": runtime_reading,
 }
 

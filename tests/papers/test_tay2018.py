@@ -67,3 +67,15 @@ def test_the_papers_budget_reading_gives_each_alignment_and_feature_kind_its_ver
     assert "*CTRN (ceil alignment)* − QRNN" in reading and "Against the best floor" in reading
     assert "No records" in tay2018.paper_budget_reading([r for r in records if r.setting == "-"], tmp_path)
 
+
+
+def test_a_reading_verdict_another_machine_could_turn_says_machine_sensitive():
+    """CTRN − QRNN's interval here ends about 0.075 above 0: a cross-machine spread of 0.1 could turn it, 0.01 not."""
+    from reproq.results import Record
+
+    where = dict(table="Table 6", split="test", setting="train=TRAIN")
+    values = {"CTRN": (.70, .71, .72), "QRNN": (.60, .62, .61), "floor: BM25": (.65,)}
+    records = [Record("tay2018", "Table 6", "trecqa", "test", method, "train=TRAIN", "MAP", value, seeds=(seed,))
+               for method, runs in values.items() for seed, value in enumerate(runs)]
+    near, far = (tay2018.claims_reading(records, {"TRAIN": where}, spread) for spread in (0.1, 0.01))
+    assert "**machine-sensitive, confirmed**" in near.splitlines()[0] and "machine-sensitive" not in far
