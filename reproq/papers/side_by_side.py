@@ -45,7 +45,7 @@ from reproq.answer_selection.run import run_grid
 from reproq.baselines.overlap import question_texts
 from reproq.data.qa_datasets import load_splits
 from reproq.papers.paper import Finding
-from reproq.results.spread import cross_machine_spread, machine_sensitive
+from reproq.results.spread import cross_machine_spread, marked
 from reproq.papers.tay2018 import (
     AnswerSelection,
     Choice,
@@ -161,8 +161,7 @@ def _family(tested: dict[str, dict], spread: float = float("nan")) -> dict[str, 
     for (m, t), keep in zip(tested.items(), shown):
         said = (("confirmed" if t["delta"] > 0 else "contradicted") if keep else "not shown") + \
             f" (Holm, {len(tested)} test{'s' * (len(tested) != 1)})"
-        sensitive = machine_sensitive(t.get("low", np.nan), t.get("high", np.nan), (0.0,), spread)
-        out[m] = {**t, "verdict": f"machine-sensitive, {said}" if sensitive else said}
+        out[m] = {**t, "verdict": marked(said, t.get("low", np.nan), t.get("high", np.nan), (0.0,), spread)}
     return out
 
 

@@ -33,7 +33,7 @@ from reproq.models.ctrn import ALIGNMENTS, aligned_steps
 from reproq.papers.paper import DATA, GIVEN, QUOTED, SIZE, Claim, Finding, Paper
 from reproq.profiles import Overrides
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
-from reproq.results.spread import cross_machine_spread, machine_sensitive
+from reproq.results.spread import cross_machine_spread, marked
 from reproq.train.grid import RunResult
 
 
@@ -568,8 +568,8 @@ def _marked(table: pd.DataFrame, verdict: str, spread: float) -> pd.DataFrame:
     *machine-sensitive*: another CPU could turn it."""
     if table.empty:
         return table
-    sensitive = [machine_sensitive(low, high, (0.0,), spread) for low, high in zip(table["95% low"], table["95% high"])]
-    return table.assign(**{verdict: [f"machine-sensitive, {v}" if s else v for v, s in zip(table[verdict], sensitive)]})
+    return table.assign(**{verdict: [marked(v, low, high, (0.0,), spread) for v, low, high in
+                                     zip(table[verdict], table["95% low"], table["95% high"])]})
 
 
 def _folder_spread(folder) -> float:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from reproq import paths
 from reproq.report import guide
-from reproq.report.prose import CODE, GENERATED, notebook_markdown, paragraphs
+from reproq.report.prose import CODE, GENERATED, SENTENCE, notebook_markdown, paragraphs
 
 # the words that compare two results (module docstring), each but in its uses that compare nothing: "above" and
 # "below" that point at a cell ("the table above", "below:"), "best" and "better" that name a selection ("the best
@@ -75,7 +75,6 @@ ATTRIBUTED = re.compile(rf"(?<!\bwe )\bclaims?\b|\bthe paper:|{AUTHORS}(?:'s? \w
                         r"(?:says?|claims?|reports?|prints?|quotes?|argues?|writes?|finds?|found|ran|tried|gives?)\b",
                         re.I)  # before the comparison it reports
 ASKED = re.compile(r"\bwhether\b|\?\s*$|§\s?\d", re.I)  # a question, or a sentence citing a section of a paper
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*(])")
 CLAUSE = re.compile(r";\s+")
 CLAIM = re.compile(r"\bclaims?\b", re.I)  # a sentence that opens on a paper's claim lists it, clause by clause
 

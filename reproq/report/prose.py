@@ -47,11 +47,11 @@ import numpy as np
 
 from reproq import paths
 from reproq.report import guide, readings, verdicts
+from reproq.results.tables import SCALE, paper_value
 
 # A decimal number as prose writes it: optional sign (ASCII or Unicode minus), thousands separators, a fraction; or
 # any number in thousands or millions (``1.7M``, ``450K``)
 NUMBER = re.compile(r"(?<![\w.,])([-−+]?)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+)(?![\w]|\.\d)|(?:\.(\d+))?([KM])\b)")
-SCALE = {"": 1.0, "K": 1e3, "M": 1e6}
 # a number the prose gives as a paper's: after "paper", "et al.", "prints", "quotes", "his", "their" (up to four words
 # between, a bracket or a quotation mark): checked against the papers' printed numbers alone
 PAPERS_OWN = re.compile(r"(?:\bpapers?(?:'s|')?|\bet al\.(?:'s)?|\bprint(?:s|ed)?|\bquot(?:es?|ed)|\bhis|\btheir)"
@@ -69,6 +69,7 @@ NOT_RESULTS = (
 GENERATED = re.compile(r"<!-- (\w+):start -->.*?<!-- \1:end -->", re.S)
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 SECTION = re.compile(r"§\s?$")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*(])")  # where one sentence of prose ends and the next begins
 
 
 @dataclass(frozen=True)
@@ -92,12 +93,12 @@ class Typed:
 
     @property
     def value(self) -> float:
-        return float(self.text.removesuffix(self.suffix)) * SCALE[self.suffix]
+        return paper_value(self.text)
 
     @property
     def half(self) -> float:
         """Half a unit of the last digit typed: what the typed number stands for either side."""
-        return 0.5 * 10.0 ** -self.decimals * SCALE[self.suffix]
+        return 0.5 * 10.0 ** -self.decimals * SCALE.get(self.suffix, 1.0)
 
 
 def typed_numbers(markdown: str, where: str = "") -> list[Typed]:
@@ -124,7 +125,7 @@ def typed_numbers(markdown: str, where: str = "") -> list[Typed]:
         line_no = markdown.count("\n", 0, start) + 1
         line = markdown.splitlines()[line_no - 1].strip()
         own = bool(PAPERS_OWN.search(text[max(0, start - 60):start]))
-        sentence = re.split(r"(?<=[.!?])\s+(?=[A-Z*(])", text[max(0, start - 300):start])[-1]
+        sentence = SENTENCE.split(text[max(0, start - 300):start])[-1]
         names = [(m.start(), key) for key, name in NAMED.items() for m in re.finditer(name, sentence)]
         named = max(names)[1] if own and names else ""
         found.append(Typed(number, f"{where}:{line_no}" if where else str(line_no), line, own, named))

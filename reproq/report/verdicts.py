@@ -9,9 +9,9 @@ setting and metric (one row per variant of ours):
   the paper; users with the real data get a reproduction);
 - a **result of training or fitting** on real data is judged by an equivalence test (:func:`equivalence`, two
   one-sided tests at 2.5 % each) of ours − the paper's number against a **margin declared per metric kind before any
-  run** (:func:`margin`): the 95 % interval of ours − paper (:func:`reproq.results.paired.against`: over the evaluated
-  questions and the seeds where the records keep each question's value; over the seeds alone otherwise, which needs
-  three distinct values) inside ±margin is **reproduced**, wholly outside it **not reproduced**, across a margin's
+  run** (:func:`margin`): the 95 % interval of ours − paper (:func:`reproq.results.paired.against`: a t interval over
+  the seeds, which needs three distinct values; the paper's number is of the same test questions) inside ±margin is
+  **reproduced**, wholly outside it **not reproduced**, across a margin's
   edge (or with no interval: "n seeds, no interval") **inconclusive**. The interval is on the row, and a verdict whose
   interval edge lies within the cross-machine spread of its notebook's records (``reproq machines``,
   :func:`reproq.results.spread.cross_machine_spread`) of a margin's edge is marked *machine-sensitive*;
@@ -62,23 +62,23 @@ import numpy as np
 import pandas as pd
 
 from reproq import paths
-from reproq.results.spread import cross_machine_spread, machine_sensitive
+from reproq.results.spread import cross_machine_spread, machine_sensitive, marked
 from reproq.results.paired import against, claim, claim_numbers, said, size_verdict
 from reproq.results.records import KEYS, Record, read_records, summarize
 from reproq.papers import PAPERS
 from reproq.papers.paper import CONFIGURATION, DATA, GIVEN, KINDS, QUOTED, RESULT, SIZE
 from reproq.report import scope
 from reproq.report.scope import FIGURES, item_order
-from reproq.results.tables import RATIO_METRIC, paper_numbers, percent_papers
+from reproq.results.tables import RATIO_METRIC, SCALE, paper_numbers, percent_papers
 
 VERDICTS = ("reproduced", "not reproduced", "inconclusive", "matches", "differs", "partial data", "fitted", "as the paper",
             "set otherwise", "not comparable", "quoted", "pipeline only", "not built")
 BESIDE = "beside the paper"  # a variant the paper does not claim: no verdict
 FIGURE = "result figure"  # the kind the counts give the papers' result figures
 FIGURE_VERDICTS = ("drawn on real data", "as specified", "pipeline only", "not built")
-# the margins of the verdict rule, declared before any run (module docstring): kind -> (margin, why)
-MARGINS = {"ratio": (0.01, "one point on the papers' 0-100 scales (MAP, MRR, P@k, accuracy, AUC)"),
-           "other": (0.01, "1 % of the paper's value (counts, sizes, seconds)")}
+# the margins of the verdict rule, declared before any run (module docstring, which says why)
+MARGINS = {"ratio": 0.01,  # one point on the papers' 0-100 scales (MAP, MRR, P@k, accuracy, AUC)
+           "other": 0.01}  # a share of the paper's value (counts, sizes, seconds)
 
 def why(paper: str, data: str, dataset: str, elsewhere: str = "") -> str:
     """Why a row of ``paper`` is on the stand-in or not run (the paper's ``stand_in`` and ``unavailable``, facts about
@@ -132,11 +132,11 @@ def margin(metric: str, paper_value: float, printed: str = "") -> float:
     >>> margin("MAP", 0.52, "52.0"), margin("train_pairs", 36000.0, "36K"), margin("avg", 1.2, "1.2")
     (0.01, 500.0, 0.05)
     """
-    stated = MARGINS["ratio"][0] if RATIO_METRIC.match(metric) else MARGINS["other"][0] * abs(paper_value)
+    stated = MARGINS["ratio"] if RATIO_METRIC.match(metric) else MARGINS["other"] * abs(paper_value)
     match = re.fullmatch(r"-?\d+(?:\.(\d+))?([KM]?)", printed.strip())
     if not match or RATIO_METRIC.match(metric):  # ratio metrics: the stated point is coarser than any print
         return stated
-    unit = 10.0 ** -len(match[1] or "") * {"K": 1e3, "M": 1e6}.get(match[2], 1.0)
+    unit = 10.0 ** -len(match[1] or "") * SCALE.get(match[2], 1.0)
     return max(stated, round(unit / 2, 12))
 
 
@@ -207,7 +207,7 @@ def _truncated(printed: str, paper_value: float, mean: float) -> bool:
     match = re.fullmatch(r"\d+(?:\.(\d+))?([KM])", printed.strip())
     if not match:
         return False
-    unit = 10.0 ** -len(match[1] or "") * {"K": 1e3, "M": 1e6}[match[2]]
+    unit = 10.0 ** -len(match[1] or "") * SCALE[match[2]]
     return paper_value - 1e-9 <= mean < paper_value + unit - 1e-9
 
 
@@ -342,11 +342,10 @@ def claim_rows(records: list[Record], spreads: dict[str, float] | None = None) -
             beside = [(metric, _tested(paper.key, real, c, metric)) for metric in c.beside]
             spread = max((spreads.get(r.config.get("where"), np.nan) for r in _matching(real, c.a, c.metric, c.where)),
                          default=np.nan)
-            if machine_sensitive(tested["low"], tested["high"], (0.0, *c.size), spread):
-                tested["verdict"] = f"machine-sensitive, {tested['verdict']}"
-            size = f"{c.size_said} ({c.size[0]:+.3f} to {c.size[1]:+.3f}): " \
-                   f"{size_verdict(tested['low'], tested['high'], c.size)}" if c.size and tested["seeds"] else \
-                f"{c.size_said} ({c.size[0]:+.3f} to {c.size[1]:+.3f})" if c.size else ""
+            tested["verdict"] = marked(tested["verdict"], tested["low"], tested["high"], (0.0, *c.size), spread)
+            size = f"{c.size_said} ({c.size[0]:+.3f} to {c.size[1]:+.3f})" if c.size else ""
+            if c.size and tested["seeds"]:
+                size += f": {size_verdict(tested['low'], tested['high'], c.size)}"
             rows.append(dict(paper=paper.key, claim=c.text, quote=c.quote, metric=c.metric, **tested, size=size,
                              beside="; ".join(f"{metric} {t['verdict']}{claim_numbers(t)}" for metric, t in beside
                                               if t["delta"] == t["delta"]), on="the paper's data"))

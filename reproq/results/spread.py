@@ -30,3 +30,12 @@ def machine_sensitive(low: float, high: float, edges, spread: float) -> bool:
     (True, False)
     """
     return any(abs(x - edge) <= spread for x in (low, high) for edge in edges)
+
+
+def marked(verdict: str, low: float, high: float, edges, spread: float) -> str:
+    """``verdict`` as ``"machine-sensitive, <verdict>"`` where :func:`machine_sensitive` says another CPU could turn it.
+
+    >>> marked("confirmed", 0.002, 0.03, (0.0,), 0.0037), marked("confirmed", 0.005, 0.03, (0.0,), 0.0037)
+    ('machine-sensitive, confirmed', 'confirmed')
+    """
+    return f"machine-sensitive, {verdict}" if machine_sensitive(low, high, edges, spread) else verdict

@@ -22,10 +22,13 @@ RATIO_METRIC = re.compile(r"^(MAP|MRR|P@\d+|Accuracy@\d+|AUC.*)$")
 REPRODUCED, SYNTHETIC = "reproduced", "synthetic (not a reproduction)"
 
 
+SCALE = {"K": 1e3, "M": 1e6}  # a number printed in thousands or millions: 4.8K, 1.05M
+
+
 def paper_value(raw: str) -> float:
     """A paper's printed number as a float: ``'423K'`` → 423000.0, ``'1.05M'`` → 1050000.0, ``'N/A'`` → nan."""
     text = str(raw).strip()
-    scale = {"K": 1e3, "M": 1e6}.get(text[-1:], 1.0)
+    scale = SCALE.get(text[-1:], 1.0)
     try:
         return float(text[:-1] if scale != 1.0 else text) * scale
     except ValueError:
