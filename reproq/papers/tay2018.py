@@ -90,6 +90,8 @@ TRECQA_TEST = dict(table="Table 6", dataset="trecqa", split="test")
 # TRAIN-ALL at the paper's budget (run_paper_budget): the records' setting per overlap-feature kind, each beside the
 # paper's TRAIN-ALL column (PAPER.read_as)
 BUDGET_SETTINGS = {"raw": "train=TRAIN-ALL, 5 passes", "normalized": "train=TRAIN-ALL, 5 passes, normalised features"}
+# TRAIN once more with the paper's kind of overlap features (run_paper_inputs), beside the paper's TRAIN column
+PAPER_INPUTS_SETTING = "train=TRAIN, normalised features"
 CTRN_OVER_QRNN = "\"the performance of CTRN is about 1% – 5% better than QRNN\" (§Results on TrecQA)"
 # the size that sentence states, in points of MAP (its own gaps: +0.058 on TRAIN, +0.010 on TRAIN-ALL)
 CTRN_SIZE = dict(size=(0.01, 0.05), size_said="about 1 % – 5 %")
@@ -150,7 +152,10 @@ PAPER = Paper(
                                                          "counts after the dropout, GloVe 6B"),
              BUDGET_SETTINGS["normalized"]: ("train=TRAIN-ALL", "the paper's budget and kind of overlap features: 5 "
                                                                 "passes, d chosen on DEV; Severyn & Moschitti's "
-                                                                "normalised features, GloVe 6B")},
+                                                                "normalised features, GloVe 6B"),
+             PAPER_INPUTS_SETTING: ("train=TRAIN", "the paper's kind of overlap features: Severyn & Moschitti's "
+                                                   "normalised features after the dropout, GloVe 6B; the profile's "
+                                                   "TRAIN configuration")},
     notebooks=("00_datasets", "01_lexical_baselines", "04_trecqa_ctrn", "05_runtime", "06_qatarliving_wikiqa"),
 )
 
@@ -314,6 +319,30 @@ def run_paper_budget(dataset: str, p: AnswerSelection, vectors: str, methods: Se
                                    metrics=["MAP", "MRR"])
         records += [replace(r, setting=BUDGET_SETTINGS[kind]) for r in floors if r.setting == "train=TRAIN-ALL"]
     return search, records
+
+
+def run_paper_inputs(dataset: str, p: AnswerSelection, vectors: str, seeds: Sequence[int], provenance: Provenance,
+                     floors: Sequence[Record], **run_options) -> list[Record]:
+    """Table 6's TRAIN with the paper's kind of overlap features: :data:`NORMALISED_MODELS` trained on TRAIN as the
+    tables train them (the profile's configuration; where the profile has a search grid, its best on DEV MAP with the
+    first seed), every seed, with ``vectors`` and Severyn & Moschitti's normalised features joining after the dropout
+    (as at the paper's TRAIN-ALL budget, :func:`run_paper_budget`). The records (raw and clean TEST, DEV; MAP and MRR)
+    carry :data:`PAPER_INPUTS_SETTING`, beside a copy of ``floors``' TRAIN records under it (for
+    :func:`ctrn_over_qrnn`). TEST is never used to choose."""
+    from reproq.answer_selection.run import run_grid
+    from reproq.results import run_records
+
+    choice = Choice(vectors, BUDGET_FEATURES["normalized"])
+    data = prepare(dataset, vectors=vectors, features=choice.features, w2v_epochs=p.w2v_epochs, limit=p.limit)
+    records = []
+    for method in NORMALISED_MODELS:
+        configs = tay_configs(p, data, method, "train", ranker=choice.ranker)
+        if len(configs) > 1:
+            configs = [run_grid(data, configs, seeds[:1], **run_options).best]
+        records += run_records(run_grid(data, configs, seeds, **run_options).best_runs, provenance, paper="tay2018",
+                               table="Table 6", dataset=dataset, method=method, setting=PAPER_INPUTS_SETTING,
+                               splits=["test", "test_clean", "dev"], metrics=["MAP", "MRR"])
+    return records + [replace(r, setting=PAPER_INPUTS_SETTING) for r in floors if r.setting == "train=TRAIN"]
 
 
 def _scores(result: RunResult) -> dict:
@@ -491,6 +520,7 @@ def alignments_reading(records: Sequence[Record], folder) -> str:
 
 
 BUDGET_CASES = {setting.removeprefix("train="): dict(TRECQA_TEST, setting=setting) for setting in BUDGET_SETTINGS.values()}
+PAPER_INPUTS_CASES = {PAPER_INPUTS_SETTING.removeprefix("train="): dict(TRECQA_TEST, setting=PAPER_INPUTS_SETTING)}
 BUDGET_SEARCH = "tay2018_paper_budget_search"  # run_paper_budget's search table in notebook 04's folder
 
 
@@ -561,6 +591,14 @@ def claims_reading(records: Sequence[Record], cases: Mapping[str, dict], spread:
     return (ctrn_over_qrnn_reading(_marked(ctrn_over_qrnn(records, cases), "CTRN > QRNN", spread))
             + (against if len(floors) else "")
             + _then(anchor_reading(_marked(anchor_against(records, cases), "anchor above", spread))))
+
+
+def paper_inputs_reading(records: Sequence[Record], folder) -> str:
+    """Notebook 04's committed words on TRAIN with the paper's kind of overlap features (:func:`run_paper_inputs`),
+    as :func:`claims_reading` says them; their verdicts against the paper are the report's."""
+    if not any(r.setting == PAPER_INPUTS_SETTING for r in records):
+        return "No records of TRAIN with the normalised overlap features in this folder: notebook 04's cell trains them."
+    return claims_reading(records, PAPER_INPUTS_CASES, _folder_spread(folder))
 
 
 def _marked(table: pd.DataFrame, verdict: str, spread: float) -> pd.DataFrame:
@@ -747,9 +785,9 @@ def trecqa_finding(records: Sequence[Record], folder) -> str:
     lines += ablation_lines(Path(folder) / f"{ABLATION.format('trecqa')}.csv", "CTRN", ", TRAIN")
     ctrns = [alignment_method(a) for a in ALIGNMENTS]
     lines += tests_lines(records, TRECQA_CASES, ctrns)
-    budget = {label: where for label, where in BUDGET_CASES.items()
-              if any(r.setting == where["setting"] for r in records)}
-    return "\n".join(lines + tests_lines(records, budget, ctrns))
+    present = {label: where for label, where in {**PAPER_INPUTS_CASES, **BUDGET_CASES}.items()
+               if any(r.setting == where["setting"] for r in records)}
+    return "\n".join(lines + tests_lines(records, present, ctrns))
 
 
 def qatarliving_wikiqa_finding(records: Sequence[Record], folder) -> str:
@@ -818,6 +856,7 @@ READINGS = {  # notebook 04's, 05's and 06's committed words (reproq.report.read
     "trecqa": lambda records, folder: claims_reading(records, TRECQA_CASES, _folder_spread(folder)),
     "alignments": alignments_reading,
     "paper_budget": paper_budget_reading,
+    "paper_inputs": paper_inputs_reading,
     "qatarliving_wikiqa": lambda records, folder: claims_reading(records, QATARLIVING_WIKIQA_CASES,
                                                                  _folder_spread(folder)),
     "runtime": runtime_reading,
