@@ -39,9 +39,6 @@ from reproq.report import guide
 from reproq.report.prose import CODE, GENERATED, SENTENCE, notebook_markdown, paragraphs
 
 # the words that compare two results (module docstring), each but in its uses that compare nothing: "above" and
-# "below" that point at a cell ("the table above", "below:"), "best" and "better" that name a selection ("the best
-# epoch", "a better DEV MAP"), "lower-cased", "its start" (a model against its own untrained state)
-# the words that compare two results (module docstring), each but in its uses that compare nothing: "above" and
 # "below" that point at a place ("the table above", "the reading below sets …", "below:"), "behind" but in "falls
 # behind", "best" and "better" that name a selection ("the best epoch", "a better DEV MAP"), "lower-cased", a model
 # against its own start ("beats its start")
