@@ -153,7 +153,8 @@ def _run(args) -> int:
             # what the run folder holds of this run: a notebook run now, or one current there from a run before
             # (a `make reproduce` stopped and started again compares the whole study, not only what ran the 2nd time)
             covered += [outcome.notebook] * (outcome.status in ("ran", "skipped"))
-            note = f"{outcome.seconds:.0f} s" if outcome.status == "ran" else outcome.message
+            note = (f"{outcome.seconds:.0f} s" + (f"; run because {outcome.message}" if outcome.message else "")
+                    if outcome.status == "ran" else outcome.message)
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except runner.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)

@@ -5,10 +5,11 @@ to ``build/notebooks/<profile>/`` (the sources are never overwritten), named ``<
 run ends, so that a copy left by a killed run says so; a finished run keeps a copy beside its records
 (``results/<name>/<name>.ipynb``: :func:`kept_copy`), so that a reader sees what the committed numbers came from.
 A run of every notebook records its wall time start to end (:func:`record_whole_run`). A notebook is skipped when its
-inputs — its own source, the ``reproq`` library, the parameters, the torch thread count and the state of the
-data files, taken when it finished — are unchanged since its last successful run *and* every output it recorded
-(``settings.json`` beside its results and figures) is still there and readable, so a killed batch resumes where it
-stopped; ``force`` reruns. Parameters are checked against the notebook's ``parameters`` cell before anything runs:
+inputs — its own cells, the code of the reproq modules it reaches, the datasets they read, the parameters and the
+torch thread count (:mod:`reproq.dependencies`), taken when it finished — are unchanged since its last successful run
+*and* every output it recorded (``settings.json`` beside its results and figures) is still there and readable, so a
+killed batch resumes where it stopped; ``force`` reruns. A notebook that runs again says why, in one line
+(:func:`reproq.dependencies.why`). Parameters are checked against the notebook's ``parameters`` cell before anything runs:
 their names, and their values' kinds against its defaults.
 A failure names the notebook and the failing cell and stops the batch; what finished before stays.
 
@@ -21,7 +22,6 @@ notebook's reading cells from them (:mod:`reproq.report.readings`).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -33,8 +33,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, notebook_json, notebook_schedule, paths, profiles, run_settings
-from reproq.data import sources
+from reproq import atomic, dependencies, notebook_json, notebook_schedule, paths, profiles, run_settings
 from reproq.machine import cpu_name
 from reproq.report import readings
 from reproq.peak_memory import PeakMemory
@@ -42,7 +41,6 @@ from reproq.train import executors
 
 PROFILES = tuple(profiles.PROFILES)
 EXECUTORS = executors.BACKENDS
-LIBRARY_SUFFIXES = {".py", ".tsv", ".csv"}
 
 
 @dataclass(frozen=True)
@@ -73,18 +71,8 @@ def notebooks(only: Sequence[str] = ()) -> list[Path]:
 
 
 def fingerprint(notebook: Path, parameters: dict) -> str:
-    """A hash of everything a notebook's outputs depend on (its reading cells' words are its outputs, not its
-    inputs: :mod:`reproq.report.readings`)."""
-    digest = hashlib.sha256(json.dumps(notebook_json.without_readings(json.loads(notebook.read_text())),
-                                       sort_keys=True).encode())
-    library = paths.ROOT / "reproq"
-    for path in sorted(p for p in library.rglob("*") if p.suffix in LIBRARY_SUFFIXES):
-        digest.update(str(path.relative_to(library)).encode() + path.read_bytes())
-    digest.update(json.dumps(parameters, sort_keys=True, default=str).encode())
-    digest.update(json.dumps(sources.status()).encode())
-    # another thread count changes the order of float sums, hence trained numbers
-    digest.update(f"threads={threads()}".encode())
-    return digest.hexdigest()
+    """One hash of everything a notebook's outputs depend on (:func:`reproq.dependencies.parts`)."""
+    return dependencies.digest(dependencies.parts(notebook, parameters, threads()))
 
 
 def _parameters_cell(notebook: Path) -> str:
@@ -380,8 +368,10 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     executed = executed_copy(profile, notebook)
     stamp = _stamp(profile, notebook)
     last = None if force else _read_json(stamp)
-    if last and last.get("fingerprint") == fingerprint(notebook, params) and outputs_intact(last.get("outputs", [])):
+    inputs = dependencies.parts(notebook, params, threads())
+    if last and last.get("inputs") == inputs and outputs_intact(last.get("outputs", [])):
         return Outcome(notebook.stem, "skipped", 0.0, executed, "inputs unchanged since its last run")
+    reason = "--force" if force else dependencies.why(last.get("inputs") if last else None, inputs)
     executed.parent.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
     # papermill saves the copy cell by cell: it runs under a name that says so, so that a run killed outright leaves
@@ -427,9 +417,9 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     # all of the above was written is the notebook finished; otherwise no stamp, and the next run runs it again
     if all(written):
         _bookkeeping(atomic.write_json, stamp, {
-            "fingerprint": fingerprint(notebook, params), "seconds": round(seconds, 1), "parameters": params,
+            "inputs": dependencies.parts(notebook, params, threads()), "seconds": round(seconds, 1), "parameters": params,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "outputs": recorded_outputs(notebook, profile)})
-    return Outcome(notebook.stem, "ran", seconds, executed)
+    return Outcome(notebook.stem, "ran", seconds, executed, reason)
 
 
 def _local_kernel_manager():

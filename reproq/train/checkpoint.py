@@ -117,10 +117,10 @@ class Code:
 
 @functools.cache
 def _digest(code: Code) -> str:
-    """A hash of :meth:`Code.files` (names and bytes), once per process."""
+    """A hash of :meth:`Code.files` (names and code: :func:`reproq.imports.code_of`), once per process."""
     digest = hashlib.sha1()
     for path in code.files():
-        digest.update(str(path.relative_to(imports.PACKAGE)).encode() + path.read_bytes())
+        digest.update(str(path.relative_to(imports.PACKAGE)).encode() + imports.code_of(path))
     return digest.hexdigest()
 
 

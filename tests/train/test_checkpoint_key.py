@@ -1,6 +1,7 @@
-"""A run's checkpoint key hashes the code its numbers depend on and nothing else (issue 43): a reading's sentence
-edited retrains nothing; ``models/qrnn.py`` edited retrains the QRNN and CTRN runs only. Each edit is made to a copy
-of the package, whose keys are computed in a process of their own and compared with the unedited copy's."""
+"""A run's checkpoint key hashes the code its numbers depend on and nothing else (issues 43 and 53): a reading's
+sentence, a docstring or a comment edited retrains nothing; ``models/qrnn.py`` edited retrains the QRNN and CTRN runs
+only. Each edit is made to a copy of the package, whose keys are computed in a process of their own and compared with
+the unedited copy's."""
 
 from __future__ import annotations
 
@@ -59,12 +60,22 @@ def _keys(root: Path) -> dict[str, str]:
     return json.loads(done.stdout)
 
 
-def moved_after_editing(package_copy, relative: str) -> set[str]:
-    """The runs whose key moves when ``relative`` (a file of the package) gains a line."""
+def edited(path: Path, how: str = "code") -> str:
+    """``path``'s text edited ``how``: a statement more (``code``; a C++ file: a comment, its bytes are its code), a
+    ``comment``, or a word of its module ``docstring`` changed."""
+    text = path.read_text()
+    if how == "docstring":
+        first = text.index('"""') + 3
+        return text[:first] + "Edited: " + text[first:]
+    return text + ("\n# edited\n" if how == "comment" or path.suffix != ".py" else "\n_EDITED = True\n")
+
+
+def moved_after_editing(package_copy, relative: str, how: str = "code") -> set[str]:
+    """The runs whose key moves when ``relative`` (a file of the package) is edited ``how`` (:func:`edited`)."""
     root, before = package_copy
     path = root / "reproq" / relative
     original = path.read_text()
-    path.write_text(original + "\n# edited\n")
+    path.write_text(edited(path, how))
     try:
         after = _keys(root)
     finally:
@@ -87,6 +98,13 @@ def test_the_copys_keys_are_this_packages(package_copy):
                                     "figures/tay2018.py", "notebook_json.py", "runner.py", "notebook_schedule.py", "cli.py"])
 def test_an_edit_no_run_depends_on_retrains_nothing(package_copy, edited):
     assert moved_after_editing(package_copy, edited) == set()
+
+
+@pytest.mark.parametrize("how", ["comment", "docstring"])
+def test_a_comment_or_a_docstring_of_the_code_every_run_shares_retrains_nothing(package_copy, how):
+    """Issue 53: both caches hash a module's syntax tree, without its docstrings and comments."""
+    assert moved_after_editing(package_copy, "train/loop.py", how) == set()
+    assert moved_after_editing(package_copy, "models/rnn.py", how) == set()
 
 
 def test_an_edit_of_the_qrnn_retrains_only_the_qrnn_and_ctrn_runs(package_copy):
