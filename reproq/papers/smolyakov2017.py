@@ -189,7 +189,7 @@ def table7_records(runs: Sequence[RunResult], provenance: Provenance, *, method:
     """One record per run, Android split and AUC: dev (which chose the epoch) and test."""
     return [record for r in runs for split in ("dev", "test")
             for record in provenance.records(r.scores[f"target_{split}"], split=split, method=method, variant=variant,
-                                             seeds=(r.seed,), wall_time_s=r.seconds,
+                                             seeds=(r.seed,), wall_time_s=r.seconds, run=r.settings,
                                              config={"best_epoch": r.best_epoch, "n_parameters": r.n_parameters},
                                              **TABLE7)]
 

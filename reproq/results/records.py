@@ -147,10 +147,11 @@ class Provenance:
     def records(self, values: Mapping[str, float], *, paper: str, table: str, dataset: str, split: str,
                 method: str, setting: str = "-", variant: str = "", seeds: Sequence[int] = (),
                 config: Mapping | None = None, wall_time_s: float | None = None,
-                metrics: Sequence[str] | None = None) -> list[Record]:
+                metrics: Sequence[str] | None = None, run: Mapping[str, str] | None = None) -> list[Record]:
         """One :class:`Record` per metric in ``values`` (or in ``metrics``); counts such as ``n_queries``
         are left out unless named. ``values["per_query"]`` (name -> one value per question), where present, becomes
-        each record's ``per_question``."""
+        each record's ``per_question``. ``run``: the settings a trained run was trained under, where they differ from
+        this process's (a run reused from its checkpoint)."""
         names = metrics or [k for k, v in values.items() if not k.startswith("n_") and not isinstance(v, Mapping)]
         data = dict(self.data) | ({"word_vectors": self.word_vectors} if self.word_vectors else {})
         per_question = values.get("per_query", {})
@@ -159,7 +160,7 @@ class Provenance:
                        synthetic=self.synthetic, config=dict(config or {}), data=data,
                        code_version=self.code_version, device=self.device, wall_time_s=wall_time_s,
                        machine=self.machine, per_question=tuple(round(v, 6) for v in per_question.get(name, ())),
-                       run=dict(self.run))
+                       run=dict(run or self.run))
                 for name in names]
 
 
@@ -168,7 +169,8 @@ def run_records(runs: Sequence, provenance: Provenance, *, paper: str, table: st
                 variant: str = "") -> list[Record]:
     """One record per training run (a :class:`~reproq.train.grid.RunResult`), evaluated set and metric, at each
     run's best dev epoch (:func:`summarize` gives mean ± std over the seeds). ``splits`` name sets of
-    ``run.scores``; a record's split is that name with ``-`` for ``_`` (``test_clean`` -> ``test-clean``)."""
+    ``run.scores``; a record's split is that name with ``-`` for ``_`` (``test_clean`` -> ``test-clean``). Each record
+    carries the settings its run was trained under (:attr:`~reproq.train.grid.RunResult.settings`), where known."""
     records = []
     for r in runs:
         config = {**asdict(r.config), "n_parameters": r.n_parameters, "best_epoch": r.best_epoch}
@@ -176,7 +178,7 @@ def run_records(runs: Sequence, provenance: Provenance, *, paper: str, table: st
             records += provenance.records(r.scores[split], paper=paper, table=table, dataset=dataset,
                                           split=split.replace("_", "-"), method=method, setting=setting,
                                           variant=variant, seeds=(r.seed,), config=config, wall_time_s=r.seconds,
-                                          metrics=metrics)
+                                          metrics=metrics, run=r.settings)
     return records
 
 

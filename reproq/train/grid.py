@@ -41,6 +41,8 @@ class RunResult:
     n_parameters: int
     seconds: float = field(compare=False)
     peak_memory_mb: float | None = field(default=None, compare=False)  # of the process that ran it (sampled)
+    # the run settings it was trained under (reproq.train.loop.FitState.settings): its records carry them
+    settings: dict = field(default_factory=dict, compare=False)
 
     @property
     def dev(self) -> dict[str, float]:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import torch
 
+from reproq import run_settings
 from reproq.train import checkpoint, runtime
 
 
@@ -34,6 +35,9 @@ class FitState:
     best: dict | None = None  # {"epoch", "metric", "value", "model": state_dict} (see callbacks.KeepBest)
     stop: bool = False  # a callback asks the loop to end after this epoch
     finished: bool = False  # the run is complete (a resumed finished run trains no further)
+    # the run settings of the process that began the run (reproq.run_settings.current()), kept when it is resumed or
+    # reused, so that its records say how it was trained, not how it was read back ({}: a checkpoint from before)
+    settings: dict = field(default_factory=dict)
 
 
 class Callback:
@@ -61,7 +65,7 @@ def fit(model: torch.nn.Module, objective: Callable[[torch.nn.Module, object], t
     """
     if epochs < 0:
         raise ValueError(f"epochs must be >= 0, got {epochs}")
-    state = FitState()
+    state = FitState(settings=run_settings.current())
     saved = checkpoint.load(checkpoint_dir) if checkpoint_dir is not None else None
     if saved is not None:
         if saved["fingerprint"] != fingerprint:
@@ -70,7 +74,7 @@ def fit(model: torch.nn.Module, objective: Callable[[torch.nn.Module, object], t
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         runtime.set_rng_state(saved["rng"])
-        state = FitState(**saved["state"])
+        state = FitState(**{"settings": {}, **saved["state"]})
 
     def end_epoch(record: dict) -> None:
         state.epoch = record["epoch"]
@@ -118,5 +122,5 @@ def _save(directory, model, optimizer, state: FitState, fingerprint: str) -> Non
         "fingerprint": fingerprint, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
         "rng": runtime.rng_state(),
         "state": {"epoch": state.epoch, "history": state.history, "best": state.best, "stop": state.stop,
-                  "finished": state.finished},
+                  "finished": state.finished, "settings": state.settings},
     })

@@ -58,7 +58,8 @@ class Fitted:
         """The run's :class:`~reproq.train.grid.RunResult`: ``scores`` of the kept epoch, the trainable parameters
         of ``counted`` (default: the whole model), the seconds since the run started."""
         return RunResult(config, seed, self.state.history, self.state.best["epoch"], self.state.epoch, scores,
-                         count_parameters(counted if counted is not None else self.model), self.seconds)
+                         count_parameters(counted if counted is not None else self.model), self.seconds,
+                         settings=self.state.settings)
 
 
 def train(build: Callable[[torch.device], nn.Module], objective, batches: Callable[[int], Iterable], *,

@@ -304,3 +304,21 @@ def test_the_papers_budget_searches_d_on_dev_then_trains_every_seed_at_the_chose
                           paper.BUDGET_SETTINGS["normalized"]: {"QRNN", "CTRN", "floor: BM25"}}
     assert {r.split for r in records if r.method == "QRNN"} == {"test", "test-clean", "dev"}
     assert len([r for r in records if r.method == "QRNN" and r.split == "test" and r.metric == "MAP"]) == 6
+
+
+def test_a_reused_run_records_the_settings_it_was_trained_under(sample, tmp_path, monkeypatch):
+    """Issue 53: a rerun at another thread count that reuses a finished run says the run's thread count, not its own."""
+    from reproq import run_settings
+    from reproq.results import Provenance, run_records
+
+    questions, vocab, pairs = sample
+    config = TrainConfig(RankerConfig(method="QRNN", projection_dim=5, hidden_dim=4, mlp_dim=4, n_features=4),
+                         epochs=1, batch_size=4)
+    monkeypatch.setattr(run_settings, "current", lambda: {"threads": "1", "executor": "local"})
+    first = tay2018.run_one(tiny(pairs, vocab), config, 1, checkpoint_root=tmp_path)
+    monkeypatch.setattr(run_settings, "current", lambda: {"threads": "2", "executor": "dask"})
+    again = tay2018.run_one(tiny(pairs, vocab), config, 1, checkpoint_root=tmp_path)  # finished: reused
+    assert first.settings == again.settings == {"threads": "1", "executor": "local"}
+    [record] = run_records([again], Provenance(run=run_settings.current()), paper="p", table="t", dataset="d",
+                           method="QRNN", splits=["test"], metrics=["MAP"])
+    assert record.run == {"threads": "1", "executor": "local"}
