@@ -10,12 +10,13 @@ them. The stand-in's :class:`~reproq.corpora.SyntheticDataWarning` is silenced: 
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import papers, paths, profiles
+from reproq import papers, paths, profiles, run_settings
 from reproq.corpora import SyntheticDataWarning
 from reproq.results import Outputs
 
@@ -64,6 +65,8 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
     ([1], 'askubuntu', {'SEEDS': [1], 'DATA_SEED': 0})
     """
     warnings.simplefilter("ignore", SyntheticDataWarning)  # the notebook's banner says it louder
+    if said := run_settings.the_studys():  # a notebook opened in JupyterLab runs at the study's thread count too
+        print(said, file=sys.stderr)
     chosen = papers.profile(profile)
     part = chosen.section(section) if section else None
     if seeds is None and part is None:

@@ -170,10 +170,7 @@ def outputs_intact(outputs: Sequence[str]) -> bool:
     return True
 
 
-# One thread unless asked for more (--threads, or OMP_NUM_THREADS): the committed results were made with one, a run
-# repeats them only at the same count, and on a 2-core machine that is busy elsewhere two threads fight for one free
-# core (measured: docs/guide/running.md, "Threads").
-DEFAULT_THREADS = 1
+DEFAULT_THREADS = run_settings.STUDY_THREADS
 
 
 def threads(requested: int | None = None) -> int:
@@ -192,33 +189,13 @@ def threads(requested: int | None = None) -> int:
 def committing(commit: bool):
     """While the block runs, this process and the notebooks it starts write the committed ``results/`` and ``figures/``
     (``commit``) or the profile's run folder (:func:`reproq.paths.output_dirs`), whatever the environment said."""
-    return _environment({run_settings.VARIABLES["committed"]: "1" if commit else None})
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str | None]):
-    """The environment variables ``values`` set (None: unset) while the block runs, restored after: what the notebook
-    kernels started inside it inherit."""
-    saved = {k: os.environ.get(k) for k in values}
-
-    def put(settings):
-        for key, value in settings.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-    put(values)
-    try:
-        yield
-    finally:
-        put(saved)
+    return run_settings.environment(committed="1" if commit else None)
 
 
 def thread_environment(n: int):
     """``OMP_NUM_THREADS`` (torch's intra-op threads, read when a kernel starts) and ``MKL_NUM_THREADS`` set to ``n``
     while the block runs, restored after."""
-    return _environment({run_settings.VARIABLES["threads"]: str(n), "MKL_NUM_THREADS": str(n)})
+    return run_settings.environment(threads=str(n), mkl_threads=str(n))
 
 
 def allocator_environment():
@@ -226,15 +203,14 @@ def allocator_environment():
     the processes started inside the block (notebook kernels, their Dask workers, benchmarks): torch reads it once,
     at its first allocation. Without it, first-touch page faults of the RCNN's fresh [B, T, n+1, d] tensors were a
     fifth of its training step; the numbers do not change (``tests/test_allocator.py``; results/bench/README.md)."""
-    return _environment({"THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE", "1")})
+    return run_settings.environment(allocator=run_settings.read("allocator", "1"))
 
 
 def executor_environment(name: str = "local", *, address: str | None = None, workers: int | None = None):
     """The executor the notebooks' grids run on (:mod:`reproq.train.executors`), for the kernels started inside the
     block; checked here, before any notebook starts."""
     executors.check(name, address=address, workers=workers)
-    variables = {"executor": name, "address": address, "workers": None if workers is None else str(workers)}
-    return _environment({executors.ENVIRONMENT[k]: v for k, v in variables.items()})
+    return run_settings.environment(executor=name, address=address, workers=None if workers is None else str(workers))
 
 
 def record_cost(profile: str, notebook: str, cost: dict) -> Path:
@@ -251,7 +227,7 @@ def _circumstances(load_before: tuple[float, ...]) -> dict:
     before (``load_before``) and now, the code version and when it finished."""
     from reproq.results import code_version
 
-    return {"threads": threads(), "executor": os.environ.get(executors.ENVIRONMENT["executor"]) or "local",
+    return {"threads": threads(), "executor": run_settings.read("executor") or "local",
             "cpu": cpu_name(), "cores": os.cpu_count(), "load_average_before": [round(x, 2) for x in load_before],
             "load_average_after": [round(x, 2) for x in os.getloadavg()], "code_version": code_version(),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
@@ -545,7 +521,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     if jobs < 1:
         raise ValueError(f"--jobs must be 1 or more, got {jobs}")
     # one retraining batch, by id: a side-by-side run's children inherit it (reproq.train.retrain)
-    retrained = (_environment({run_settings.VARIABLES["retrain_batch"]: uuid.uuid4().hex}) if retrain
+    retrained = (run_settings.environment(retrain_batch=uuid.uuid4().hex) if retrain
                  else contextlib.nullcontext())
     start, load_before, ran = time.time(), os.getloadavg(), {}
     with thread_environment(n), allocator_environment(), executor_environment(executor, address=address,

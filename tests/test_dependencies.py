@@ -122,3 +122,22 @@ def test_a_notebooks_kernel_loads_its_own_papers_modules_and_no_other(notebook, 
     assert loaded and loaded <= reached, loaded - reached
     assert len([m for m in loaded if m.removeprefix("reproq.papers.") in
                 ("lei2016", "tay2018", "dossantos2015", "smolyakov2017", "rankine2016")]) <= 2
+
+
+SETTINGS = """
+import torch
+torch.set_num_threads(2)  # what a kernel on a 2-core machine starts with
+from reproq.notebook import setup
+setup("02_lei_neural_encoders", profile="smoke", section="question_retrieval", checkpoints="askubuntu")
+print(torch.get_num_threads())
+"""
+
+
+def test_a_notebook_started_outside_the_runner_runs_at_the_studys_thread_count_and_says_so(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", SETTINGS], env={**env, "REPROQ_BUILD": str(tmp_path)},
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["1"] and "the study's" in done.stderr
+    given = subprocess.run([sys.executable, "-c", SETTINGS], capture_output=True, text=True, check=True,
+                           env={**env, "REPROQ_BUILD": str(tmp_path), "OMP_NUM_THREADS": "2"})
+    assert given.stdout.split() == ["2"] and "the study's" not in given.stderr

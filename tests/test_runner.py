@@ -490,4 +490,4 @@ def test_every_record_says_the_settings_it_ran_under(notebook_dir):
     assert record["run"]["threads"] == "1" and record["run"]["executor"] == "local"
     assert len(record["run"]["retrain_batch"]) == 32  # this batch's id
     assert set(record["run"]) == {"threads", "executor", "address", "workers", "retrain_batch", "rcnn_kernel",
-                                  "committed"}
+                                  "committed", "mkl_threads", "allocator"}

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reproq import run_settings
 from reproq.atomic import write_text
 
 if TYPE_CHECKING:  # torch is imported where it is used
@@ -20,7 +21,7 @@ def huge_pages() -> dict[str, str | None]:
     """Whether torch's allocator asks for transparent huge pages (``THP_MEM_ALLOC_ENABLE``, which ``reproq bench``
     and ``reproq run`` set) and what the kernel grants (``[madvise]``: on request): page faults move every ratio that allocates."""
     system = Path("/sys/kernel/mm/transparent_hugepage/enabled")
-    return {"THP_MEM_ALLOC_ENABLE": os.environ.get("THP_MEM_ALLOC_ENABLE"),
+    return {"THP_MEM_ALLOC_ENABLE": run_settings.read("allocator") or None,
             "transparent_hugepage": system.read_text().strip() if system.exists() else None}
 
 

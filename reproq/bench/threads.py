@@ -7,7 +7,7 @@ The step is what the question-retrieval notebooks repeat most: an LSTM of the `c
 Lei et al.'s d = 240) encoding a batch of padded questions, forward and backward, with an Adam update. Each
 setting runs in a fresh process (torch reads ``OMP_NUM_THREADS`` once, at import); the busy competitor is a Python
 loop, the twin loops over the step until it is stopped. ``reproq run`` gives notebooks one thread by default
-(:data:`reproq.runner.DEFAULT_THREADS`) and runs cores ÷ threads of them at once; the rows of this file are the
+(:data:`reproq.run_settings.STUDY_THREADS`) and runs cores ÷ threads of them at once; the rows of this file are the
 measurements behind both: a step beside its twin against the same step alone says how much slower a notebook runs
 beside another than alone, what the sum of side-by-side notebooks' own times overstates a serial run by.
 """

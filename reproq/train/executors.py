@@ -25,7 +25,8 @@ Runs on a remote cluster write their checkpoints where ``checkpoint_root`` point
 sees (and the client, which keeps each finished run's record there: :class:`reproq.train.grid.RunStore`).
 
 ``reproq run --executor dask [--address ...] [--workers N]`` sets this for the notebooks through the environment
-(:data:`ENVIRONMENT`, read by :func:`from_environment`); nothing in a notebook names the executor.
+(the run settings ``executor``, ``address`` and ``workers`` of :mod:`reproq.run_settings`, read by
+:func:`from_environment`); nothing in a notebook names the executor.
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ from typing import Protocol
 
 from reproq import run_settings
 
-# what ``reproq run --executor`` sets for the notebooks' kernels (this module imports torch only when it runs)
-ENVIRONMENT = {name: run_settings.VARIABLES[name] for name in ("executor", "address", "workers")}
 BACKENDS = ("local", "dask")
 
 
@@ -221,9 +220,8 @@ def executor(name: str = "local", *, address: str | None = None, workers: int | 
 
 
 def from_environment() -> Executor:
-    """The executor ``reproq run --executor ...`` chose for this notebook (:data:`ENVIRONMENT`), local without
+    """The executor ``reproq run --executor ...`` chose for this notebook (its run settings), local without
     one."""
-    workers = os.environ.get(ENVIRONMENT["workers"])
-    return executor(os.environ.get(ENVIRONMENT["executor"]) or "local",
-                    address=os.environ.get(ENVIRONMENT["address"]) or None,
+    workers = run_settings.read("workers")
+    return executor(run_settings.read("executor") or "local", address=run_settings.read("address") or None,
                     workers=int(workers) if workers else None)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 from collections.abc import Iterator
 
 from reproq import run_settings
@@ -26,7 +25,7 @@ def current() -> str:
     """The retraining batch this code works for: the one its task brought (:func:`in_batch`), else the runner's
     environment; ``""`` outside a retraining batch."""
     batch = _TASK.get()
-    return os.environ.get(RETRAIN_BATCH, "") if batch is _UNSET else batch
+    return run_settings.read("retrain_batch") if batch is _UNSET else batch
 
 
 @contextlib.contextmanager
