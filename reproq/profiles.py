@@ -14,18 +14,20 @@ sizes, ``answer_selection.inputs.TrainConfig`` Tay et al.'s epochs); a profile o
 
 from __future__ import annotations
 
-import types
+import functools
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+
+import pydantic
 
 from reproq.synthetic import SyntheticConfig
 
 
 class Overrides(dict):
     """The fields of a config class that a profile changes, checked against the class where the profile is written: a
-    name the class does not have, or a value its annotation does not admit, is a TypeError when the paper's module is
-    imported, not a surprise when a run starts. It reads as the dict of those fields (``replace(config, **overrides)``)
+    name the class does not have, or a value its annotation does not admit (pydantic in strict mode: :func:`_admits`),
+    is a TypeError when the paper's module is imported, not a surprise when a run starts. It reads as the dict of those fields (``replace(config, **overrides)``)
     and cannot be changed.
 
     >>> from reproq.question_retrieval.inputs import TrainConfig
@@ -37,6 +39,9 @@ class Overrides(dict):
     >>> Overrides(TrainConfig, epochs="4")
     Traceback (most recent call last):
     TypeError: TrainConfig.epochs is int, the profile's override '4' is str
+    >>> Overrides(TrainConfig, encoder_settings=(1, 2, 3))  # the items are checked too (pydantic, strict)
+    Traceback (most recent call last):
+    TypeError: TrainConfig.encoder_settings is tuple[tuple[str, object], ...], the profile's override (1, 2, 3) is tuple
     """
 
     def __init__(self, of: type, /, **values):
@@ -72,18 +77,19 @@ def _overrides(of: type, values: dict) -> Overrides:
 
 
 def _admits(annotation, value) -> bool:
-    """Whether ``value`` is of the type ``annotation`` names (an int where a float is asked is one; a bool is no int);
-    a generic type is checked by its container alone (``tuple[int, ...]``: a tuple)."""
-    if annotation is typing.Any:
-        return True
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        return any(_admits(a, value) for a in typing.get_args(annotation))
-    if annotation in (int, float) and isinstance(value, bool):
+    """Whether ``value`` is of the type ``annotation`` names, checked whole by pydantic in strict mode (nothing
+    coerced: ``"4"`` is no int, a bool is no int, an int is a float; a tuple's items are checked too:
+    ``tuple[tuple[str, object], ...]`` refuses ``(1, 2, 3)``)."""
+    try:
+        _adapter(annotation).validate_python(value, strict=True)
+    except pydantic.ValidationError:
         return False
-    if annotation is float:
-        return isinstance(value, (int, float))
-    container = typing.get_origin(annotation) or annotation
-    return not isinstance(container, type) or isinstance(value, container)
+    return True
+
+
+@functools.cache
+def _adapter(annotation) -> pydantic.TypeAdapter:
+    return pydantic.TypeAdapter(annotation)
 
 
 def _spelled(annotation) -> str:
