@@ -255,6 +255,13 @@ def _report(args) -> int:
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
+            with runner.committing(True):  # the committed run's kept copy
+                refreshed = runner.refresh_words(paths.COMMITTED_PROFILE, notebook)
+            if refreshed is None:
+                print(f"{notebook.stem}: its kept executed copy is missing or of other code; `reproq run --only "
+                      f"{notebook.stem[:2]} --commit` makes it current")
+            elif refreshed:
+                print(f"words of its kept executed copy refreshed: {notebook.relative_to(paths.ROOT)}")
         if site.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
             return 1

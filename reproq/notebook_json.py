@@ -1,6 +1,7 @@
 """A notebook file read as plain JSON: which of its cells are reading cells, Markdown whose words are generated from
 the committed records (metadata ``{"reproq": {"reading": "<paper>.<name>"}}``; :mod:`reproq.report.readings` writes them),
-and an executed notebook's outputs as a reader should see them (:func:`as_printed`).
+an executed notebook's outputs as a reader should see them (:func:`as_printed`), and a kept executed copy given its
+source's words (:func:`with_words_of`).
 
 Their words are no input of the notebook: the batch leaves them out of a notebook's fingerprint, and a notebook whose
 only change is in them does not make the code version dirty (:func:`reproq.results.records.code_version`). Plain JSON
@@ -9,7 +10,11 @@ helpers, importing nothing of reproq, so that both can use them.
 
 from __future__ import annotations
 
+import ast
+import re
+
 KEY = "reading"
+INJECTED = "injected-parameters"  # papermill's tag on the cell it adds after the parameters cell
 BESIDE_THE_PAPER = "beside:"  # a reading "beside:<results file stem>": that file's numbers beside the paper's
 
 
@@ -64,3 +69,37 @@ def _carried_out(text: str) -> str:
     """Each line as a terminal shows it: what follows its last carriage return (one that ends a line is the next
     redraw's, and leaves what precedes it)."""
     return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in text.split("\n"))
+
+
+def with_words_of(executed: dict, source: dict) -> dict | None:
+    """``executed`` (a kept executed copy of ``source``) with ``source``'s words: its Markdown cells, and its code
+    cells' text where only their comments differ, each code cell keeping the outputs it ran to (papermill's injected
+    parameters after the parameters cell); None where the code itself differs (the copy is of other code: only a
+    run makes it current)."""
+    ran = [c for c in executed["cells"] if c["cell_type"] == "code" and INJECTED not in _tags(c)]
+    wanted = [c for c in source["cells"] if c["cell_type"] == "code"]
+    if len(ran) != len(wanted) or any(_code(a) != _code(b) for a, b in zip(ran, wanted)):
+        return None
+    injected = [c for c in executed["cells"] if INJECTED in _tags(c)]
+    outputs = iter(ran)
+    cells = []
+    for cell in source["cells"]:
+        if cell["cell_type"] != "code":
+            cells.append(cell)
+            continue
+        cells.append({**next(outputs), "source": cell["source"]})
+        cells += injected if "parameters" in _tags(cell) else []
+    return {**executed, "cells": cells}
+
+
+def _tags(cell: dict) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def _code(cell: dict) -> str:
+    """A code cell's code without its comments or layout (its IPython magics as text)."""
+    text = "".join(cell["source"])
+    try:
+        return ast.dump(ast.parse(re.sub(r"^\s*[%!].*$", "", text, flags=re.M)))
+    except SyntaxError:
+        return text

@@ -273,6 +273,26 @@ def _keep(executed: Path, kept: Path) -> None:
     atomic.replace_atomically(kept, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
+def refresh_words(profile: str, notebook: Path) -> bool | None:
+    """Give ``notebook``'s kept executed copy (:func:`kept_copy`) its source's words (Markdown, comments:
+    :func:`reproq.notebook_json.with_words_of`), atomically and only where they differ; whether it did, or None where
+    the copy is of other code (or there is none): a run, not this, makes that one current."""
+    import nbformat
+
+    kept = kept_copy(profile, notebook)
+    if not kept.is_file():
+        return None
+    executed = nbformat.reads(kept.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
+    refreshed = notebook_json.with_words_of(executed, json.loads(notebook.read_text()))
+    if refreshed is None:
+        return None
+    text = nbformat.writes(nbformat.from_dict(refreshed))
+    if text == kept.read_text(encoding="utf-8"):
+        return False
+    atomic.replace_atomically(kept, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return True
+
+
 def _named_folders() -> list[tuple[str, str]]:
     """The folders of this machine a notebook's outputs may name, each with what a kept copy says instead: the
     checkout (nothing: paths read from the clone's root), and those its variables put elsewhere (the data mirror, the
