@@ -186,7 +186,7 @@ def pretraining_records(pretrained: Mapping[str, Sequence], provenance: Provenan
                                          ("dev", "MRR", kept["dev_MRR"])):
                 records += provenance.records({metric: value}, paper="lei2016", table="Figure 3", dataset="askubuntu",
                                               split=split, method=f"{label}{PRETRAINING_ONLY}", setting="-",
-                                              seeds=(r.seed,), wall_time_s=r.seconds, run=r.settings,
+                                              seeds=(r.seed,), wall_time_s=r.seconds,
                                               config={"kept_epoch": r.best_epoch, "epochs": len(r.history) - 1})
     return records
 

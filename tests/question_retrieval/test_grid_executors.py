@@ -47,8 +47,9 @@ def records(grid: GridResult) -> list[RunResult]:
 
 def numbers(grid: GridResult) -> list[str]:
     """Each run as exact text: every number of every epoch (NaN, the untrained epoch's loss, equal to itself), not
-    the seconds or the memory."""
-    return [json.dumps({k: v for k, v in asdict(run).items() if k not in ("seconds", "peak_memory_mb")}, default=repr)
+    the seconds, the memory or the settings of the process that ran it (a Dask worker's are its own)."""
+    left_out = ("seconds", "peak_memory_mb", "settings")
+    return [json.dumps({k: v for k, v in asdict(run).items() if k not in left_out}, default=repr)
             for run in records(grid)]
 
 
