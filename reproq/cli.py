@@ -247,11 +247,7 @@ def _report(args) -> int:
         for block, markdown in blocks.items():
             if updated := scope.update_block(markdown, block=block):
                 print(f"updated the {block} in {updated.relative_to(paths.ROOT)}")
-        with runner.committing(True):  # --write: the committed study's pages
-            report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
-        for written in pages.write_report(built, report_outputs):
-            print(f"written: {written.relative_to(paths.ROOT)}")
-        print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
+        # the notebooks' words first: the site is built from their kept executed copies
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
@@ -262,6 +258,11 @@ def _report(args) -> int:
                       f"{notebook.stem[:2]} --commit` makes it current")
             elif refreshed:
                 print(f"words of its kept executed copy refreshed: {notebook.relative_to(paths.ROOT)}")
+        with runner.committing(True):  # --write: the committed study's pages
+            report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
+        for written in pages.write_report(built, report_outputs):
+            print(f"written: {written.relative_to(paths.ROOT)}")
+        print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
         if site.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
             return 1
