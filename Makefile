@@ -39,11 +39,16 @@ lock: setup
 	{ sed -n '1,4p' requirements.lock; cat requirements.lock.new; } > requirements.lock.tmp
 	rm requirements.lock.new && mv requirements.lock.tmp requirements.lock
 
+# the suite on WORKERS processes (pytest-xdist): the notebooks' smoke runs, and the test that reads what they wrote,
+# on one of them in file order (their xdist_group: tests/test_notebooks.py); `make test WORKERS=0` for one process
+WORKERS ?= 2
+XDIST = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadgroup)
+
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(XDIST)
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not notebook"
+	$(BIN)/python -m pytest -q $(XDIST) -m "not notebook"
 
 # `-`: what cannot be fetched is listed; the notebooks use the synthetic stand-in for the AskUbuntu and Android
 # corpora, and a notebook that needs another missing file stops and names it.

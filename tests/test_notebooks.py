@@ -10,6 +10,8 @@ import pytest
 from reproq import paths, runner
 
 NOTEBOOKS = runner.notebooks()
+# one process runs every smoke run, in order, and the site test that reads their outputs (``make test``'s workers)
+pytestmark = pytest.mark.xdist_group("smoke-outputs")
 
 # Facts each notebook's smoke run must record: (results file, record fields to match, expected value, tolerance).
 # None of them depends on training or on the profile: counts from the real files, Lucene scores shipped with

@@ -71,15 +71,17 @@ def test_a_number_in_no_record_fails_in_a_notebook(copy):
 
 
 def test_a_notebook_reads_only_its_own_results_folder(copy):
-    """A number of notebook 04's records, typed into notebook 07, is not found there; typed into 04, it is. (Not
-    notebook 11 any more: with two seeds its percent cells, read as fractions, hold 0.75772 by chance — the check's
-    documented limit.)"""
+    """A number of notebook 04's records (its first Table 6 record, at five decimals), typed into notebook 07, is not
+    found there; typed into 04, it is. (0.75772 was once typed here: it was in no record, and a std cell printed as
+    0.0076 held it as a percentage until a number below 1 needed its percent sign for that reading.)"""
+    first = json.loads((copy / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl").read_text().splitlines()[0])
+    number = f"{first['value']:.5f}"
     for notebook in ("07_lei_gates", "04_trecqa_ctrn"):
         path = copy / "notebooks" / f"{notebook}.ipynb"
         nb = json.loads(path.read_text())
-        nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": ["QRNN 0.75772"]})
+        nb["cells"].append({"cell_type": "markdown", "id": "planted", "metadata": {}, "source": [f"QRNN {number}"]})
         path.write_text(json.dumps(nb))
-    assert [(t.text, t.where.split(",")[0]) for t in prose.check(copy)] == [("0.75772", "07_lei_gates.ipynb")]
+    assert [(t.text, t.where.split(",")[0]) for t in prose.check(copy)] == [(number, "07_lei_gates.ipynb")]
 
 
 def test_what_is_not_a_typed_number():
@@ -113,6 +115,10 @@ def test_percentages_and_signs():
     # only a fraction reads as a percentage: 1.497 (a ratio, seconds, a perplexity) is not "149.7"
     assert not prose.Pool(prose._point(1.497)).holds(prose.Typed("149.7", "", ""))
     assert prose.Pool(prose._printed("1.00")).holds(prose.Typed("99.6", "", ""))  # a cell's interval reaching 1
+    # a number below 1 is a percentage only with its sign: a std printed as 0.0091 does not hold "0.91357 MAP"
+    small = prose.Pool(prose._printed("0.0091"))
+    assert not small.holds(prose.typed_numbers("QRNN reaches 0.91357 MAP.")[0])
+    assert small.holds(prose.typed_numbers("a spread of 0.91 % of MAP")[0])
 
 
 def test_seconds_are_read_in_minutes_too(tmp_path):

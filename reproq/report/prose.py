@@ -7,7 +7,8 @@ notice. :func:`check` finds every typed decimal (:func:`typed_numbers`) and look
 README or of a guide page (:func:`reproq.report.guide.reader_pages`), the folders it names, or every file under ``results/``; for both, the papers' numbers (``paper_numbers.csv``) and the report's computed rows
 (gaps to the paper, the claims' paired differences and intervals). A typed number is *found* when a number of its
 scope, printed at the typed number's decimals, reads the same — directly or, a fraction (within ±1), as a percentage,
-with its sign.
+with its sign. A typed number below 1 reads as a percentage only with a percent sign after it (``0.9 %``): a cell printed
+as 0.0091 is not a fraction that ``0.91357 MAP`` quotes.
 
 What counts as a number of a results file:
 
@@ -81,6 +82,7 @@ class Typed:
     line: str
     papers_own: bool = False  # given as a paper's number (:data:`PAPERS_OWN`): only the papers' numbers hold it
     named: str = ""  # the paper its sentence names last before it (:data:`NAMED`): only that paper's numbers hold it
+    percent: bool = False  # a percent sign right after it
 
     @property
     def suffix(self) -> str:
@@ -128,7 +130,8 @@ def typed_numbers(markdown: str, where: str = "") -> list[Typed]:
         sentence = SENTENCE.split(text[max(0, start - 300):start])[-1]
         names = [(m.start(), key) for key, name in NAMED.items() for m in re.finditer(name, sentence)]
         named = max(names)[1] if own and names else ""
-        found.append(Typed(number, f"{where}:{line_no}" if where else str(line_no), line, own, named))
+        percent = bool(re.match(r"\s?%", text[end:end + 2]))
+        found.append(Typed(number, f"{where}:{line_no}" if where else str(line_no), line, own, named, percent))
     return found
 
 
@@ -153,11 +156,11 @@ class Pool:
 
     def holds(self, typed: Typed) -> bool:
         """Whether a number of the pool, rounded to ``typed``'s decimals, can read ``typed`` — directly or, for a
-        fraction (a number within ±1), as a percentage (×100). A full value exactly halfway (0.7485 for 0.748 or
+        fraction (a number within ±1), as a percentage (×100) where ``typed`` is at least 1 or says ``%``. A full value exactly halfway (0.7485 for 0.748 or
         0.749) holds neither; a printed cell holds both of the numbers its interval can round to."""
         x, half = typed.value, typed.half
         direct = np.any((self._low < x + half) & (self._high > x - half))
-        if typed.suffix:  # thousands or millions: never a percentage
+        if typed.suffix or (abs(x) < 1 and not typed.percent):  # thousands or millions, or a fraction: not a percentage
             return bool(direct)
         low, high = np.maximum(self._low, -1.0), np.minimum(self._high, 1.0)  # the part of each number within ±1
         return bool(direct or np.any((low <= high) & (low * 100 < x + half) & (high * 100 > x - half)))
@@ -350,7 +353,7 @@ def typed_results(root: Path | None = None) -> list[Typed]:
     so that a changed digit fails a test; ``tests/test_prose.py`` prints the count."""
     root = Path(root or paths.ROOT)
     papers = paper_pool()
-    typed = [Typed(t.text, f"{page.relative_to(root)}:{t.where}", t.line) for page in guide.reader_pages(root)
+    typed = [replace(t, where=f"{page.relative_to(root)}:{t.where}") for page in guide.reader_pages(root)
              for t in typed_numbers(_outside_generated(page))]
     typed += [t for notebook in sorted((root / "notebooks").glob("*.ipynb"))
               for where, text in notebook_markdown(notebook) for t in typed_numbers(text, where)]
