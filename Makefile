@@ -12,7 +12,8 @@ setup: $(VENV)/.installed
 # torch first, pinned. On Linux without an NVIDIA GPU (no nvidia-smi) from PyTorch's CPU-only index as well: the
 # default index's Linux wheels are CUDA builds with gigabytes of nvidia-* packages, and pip takes the index's
 # `+cpu` build of the pinned version over them. Where that index cannot be reached, pip goes on with the default
-# index (and any local wheels it is configured with). `make setup TORCH_INDEX=` for the default index alone.
+# index (and any local wheels it is configured with): one retry, not pip's five with their back-off, which spent two
+# minutes of every CI setup on an index it cannot resolve. `make setup TORCH_INDEX=` for the default index alone.
 TORCH_INDEX ?= $(if $(filter Linux,$(shell uname -s)),$(if $(shell command -v nvidia-smi 2>/dev/null),,https://download.pytorch.org/whl/cpu))
 
 # then every other package at the version and hashes of requirements.lock (Linux x86_64, CPython 3.11: what the
@@ -23,7 +24,7 @@ LOCK ?= $(if $(LOCKED_PLATFORM),requirements.lock)
 $(VENV)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet "$(TORCH)" $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+	$(BIN)/python -m pip install --quiet --retries 1 "$(TORCH)" $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 	$(if $(LOCK),$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK),@echo "make setup: no lock for this platform (requirements.lock is for Linux x86_64, CPython 3.11): installing within pyproject.toml's bounds")
 	$(BIN)/python -m pip install --quiet $(if $(LOCK),--no-deps) -e ".[dev]"
 	touch $@
