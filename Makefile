@@ -40,10 +40,10 @@ lock: setup
 	{ sed -n '1,4p' requirements.lock; cat requirements.lock.new; } > requirements.lock.tmp
 	rm requirements.lock.new && mv requirements.lock.tmp requirements.lock
 
-# the suite on WORKERS processes (pytest-xdist): the notebooks' smoke runs, and the test that reads what they wrote,
-# on one of them in file order (their xdist_group: tests/test_notebooks.py); `make test WORKERS=0` for one process
+# the suite on WORKERS processes (pytest-xdist), a test file whole on one of them, in its order: the notebooks' smoke
+# runs and the site test that reads what they wrote (tests/test_notebooks.py); `make test WORKERS=0` for one process
 WORKERS ?= 2
-XDIST = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadgroup)
+XDIST = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 test: setup
 	$(BIN)/python -m pytest -q $(XDIST)

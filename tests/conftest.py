@@ -39,6 +39,18 @@ def _scratch_build(tmp_path_factory):
     yield
 
 
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, which the site tests open pages in: skipped without it, failed under CI (``.ci/run``
+    installs it)."""
+    from reproq.report import site
+
+    if site.chromium() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Chromium is required under CI (.ci/run installs Debian's chromium)")
+        pytest.skip("no chromium here (apt-get install chromium)")
+
+
 @pytest.fixture
 def notebook_dir(tmp_path, monkeypatch):
     """An empty notebooks folder the runner reads instead of notebooks/, and a build folder of the test's own."""

@@ -4,14 +4,14 @@ that do not depend on training come out right (the way recommenders tests its no
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from reproq import paths, runner
+from reproq.report import site, verdicts
 
 NOTEBOOKS = runner.notebooks()
-# one process runs every smoke run, in order, and the site test that reads their outputs (``make test``'s workers)
-pytestmark = pytest.mark.xdist_group("smoke-outputs")
 
 # Facts each notebook's smoke run must record: (results file, record fields to match, expected value, tolerance).
 # None of them depends on training or on the profile: counts from the real files, Lucene scores shipped with
@@ -113,3 +113,16 @@ def test_notebooks_define_no_functions_or_classes():
                 source = "".join(cell["source"])
                 assert "\ndef " not in f"\n{source}" and "\nclass " not in f"\n{source}", \
                     f"{notebook.name}: helpers belong in the reproq library, not in a notebook"
+
+
+def test_the_smoke_outputs_make_a_whole_site_too(tmp_path, chromium):
+    """After every notebook's smoke run above (this file runs whole, in order, on one of ``make test``'s workers)."""
+    results_dir, figures_dir = paths.output_dirs("smoke")
+    if not any(results_dir.glob("*/*.jsonl")):  # the notebook tests (earlier in a whole run) write them
+        pytest.skip("no smoke outputs in this session: run the whole suite")
+    page = site.build_site(tmp_path / "site", verdicts.build(results_dir, figures_dir), profile="smoke")
+    shown = site.browse(page, tmp_path)
+    pngs = [p for p in figures_dir.glob("*/*.png") if p.parent.name != "report"]
+    assert shown["broken"] == 0 and shown["tables"] > 10 and len(pngs) > 10
+    assert {f"{p.parent.name}/{p.name}" for p in pngs} == set(re.findall(r'<img src="figures/([^"]+)"', page.read_text()))
+

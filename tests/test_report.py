@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -219,17 +218,9 @@ def test_figures_are_found_by_their_paper_names(tmp_path):
         ["not built", "pipeline only", "pipeline only", "pipeline only", "not built"]
 
 
-def _chromium_or_skip() -> None:
-    if site.chromium() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Chromium is required under CI (.ci/run installs Debian's chromium)")
-        pytest.skip("no chromium here (apt-get install chromium)")
-
-
 @pytest.fixture(scope="module")
-def committed(tmp_path_factory):
+def committed(tmp_path_factory, chromium):
     """The report of the committed records, its page built, and what Chromium shows of it at 1280 × 800."""
-    _chromium_or_skip()
     scratch = tmp_path_factory.mktemp("committed")
     built = verdicts.build()
     page = site.build_site(scratch / "site", built)
@@ -317,8 +308,7 @@ def test_tay_table_5_is_on_the_papers_test_split(committed):
     assert "results/06_qatarliving_wikiqa/tay2018_table5.md" in _section(page, "tay2018-table-5")
 
 
-def test_a_broken_image_is_seen_by_the_browser(tmp_path):
-    _chromium_or_skip()
+def test_a_broken_image_is_seen_by_the_browser(tmp_path, chromium):
     page = site.build_site(tmp_path / "site", verdicts.build())
     source = re.search(r'<img src="([^"]+)"', page.read_text())[1]
     (tmp_path / "site" / source).write_bytes(b"not a png")
@@ -330,16 +320,3 @@ def test_the_readme_shows_the_current_verdict_counts():
     expected = verdicts.counts_markdown(built.counts, built.claims, built.rows)
     readme = (paths.ROOT / "README.md").read_text()
     assert expected in readme, "README.md's verdict counts are stale: run `reproq report --write`"
-
-
-@pytest.mark.xdist_group("smoke-outputs")  # on the process that ran the notebooks' smoke runs (tests/test_notebooks.py)
-def test_the_smoke_outputs_make_a_whole_site_too(tmp_path):
-    results_dir, figures_dir = paths.output_dirs("smoke")
-    if not any(results_dir.glob("*/*.jsonl")):  # the notebook tests (earlier in a whole run) write them
-        pytest.skip("no smoke outputs in this session: run the whole suite")
-    _chromium_or_skip()
-    page = site.build_site(tmp_path / "site", verdicts.build(results_dir, figures_dir), profile="smoke")
-    shown = site.browse(page, tmp_path)
-    pngs = [p for p in figures_dir.glob("*/*.png") if p.parent.name != "report"]
-    assert shown["broken"] == 0 and shown["tables"] > 10 and len(pngs) > 10
-    assert {f"{p.parent.name}/{p.name}" for p in pngs} == set(re.findall(r'<img src="figures/([^"]+)"', page.read_text()))

@@ -322,6 +322,8 @@ def table(records: Sequence[Record], split: str = "test") -> pd.DataFrame:
     frame = pd.DataFrame([{**{k: getattr(r, k) for k in ("paper", "method", "setting", "variant", "metric")},
                            "value": r.value, "per_question": r.per_question, "seeds": len(r.seeds)}
                           for r in records if r.table == TABLE and r.split == split])
+    if frame.empty:  # notebook 14 not run (a report of other notebooks' records)
+        return pd.DataFrame(rows)
     for (paper, method, setting, variant), group in frame.groupby(["paper", "method", "setting", "variant"],
                                                                    sort=False):
         row = {"paper": paper, "method": method, "setting": setting, "variant": variant,

@@ -115,7 +115,8 @@ def test_a_pickle_that_names_another_global_is_refused_before_it_runs(tmp_path, 
 
 
 def _gzipped_pickle(obj) -> bytes:
-    return gzip.compress(pickle.dumps(obj, protocol=2), mtime=0)  # the same bytes, so the same test ids, in every worker
+    # mtime=0: the same bytes, so the same test ids, in every worker
+    return gzip.compress(pickle.dumps(obj, protocol=2), mtime=0)
 
 
 @pytest.mark.parametrize("content, message", [

@@ -112,3 +112,9 @@ def test_the_papers_own_numbers_point_the_way_each_substitute_claim_tests():
                 where = dict(PAPERS_OWN[paper], metric=c.metric)
             rows = numbers[np.logical_and.reduce([numbers[k] == v for k, v in where.items()])].set_index("method")
             assert rows.loc[c.a, "value"] > rows.loc[c.b, "value"], (paper, c.text)
+
+
+def test_a_report_without_notebook_14s_records_has_no_substitute_table():
+    """The report notebook run alone (``reproq run --only 13``) reads no SemEval-2016 3B record: an empty table, not a
+    KeyError (seen when the smoke run of 13 came before 14's)."""
+    assert substitute.table([]).empty
