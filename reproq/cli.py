@@ -24,10 +24,10 @@
                                                 without a GPU one line, exit 0
     reproq scope [--write]                      what the study covers and what each notebook cost (--write: the
                                                 README's and the guide's tables)
-    reproq report [--out DIR] [--write]         the reproduction report as a static site (build/report/cpu/):
-                                                every table and figure with a computed verdict; --write also puts
+    reproq report [--out DIR] [--write]         the reproduction report as a book (build/report/cpu/): every
+                                                table and figure with a computed verdict; --write also puts
                                                 the verdict counts and the findings into the README and the guide,
-                                                the site into docs/ (committed: open docs/index.html), one page per
+                                                the book into docs/ (committed: open docs/index.html), one page per
                                                 paper into results/<the report>/<paper>.md, the notebooks' reading
                                                 cells and a screenshot (Chromium) into figures/report/
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
@@ -234,11 +234,11 @@ def _scope(args) -> int:
 def _report(args) -> int:
 
     from reproq import results
-    from reproq.report import pages, readings, scope, site, verdicts  # pandas: only this command needs it
+    from reproq.report import book, browser, pages, readings, scope, verdicts  # pandas: only this command needs them
 
     out = Path(args.out or paths.build_dir() / "report" / "cpu")
     built = verdicts.build()
-    page = site.build_site(out, built)
+    page = book.build(out, built)
     print(built.counts.to_string(index=False))
     print(f"report: {page}")
     if args.write:
@@ -247,7 +247,7 @@ def _report(args) -> int:
         for block, markdown in blocks.items():
             if updated := scope.update_block(markdown, block=block):
                 print(f"updated the {block} in {updated.relative_to(paths.ROOT)}")
-        # the notebooks' words first: the site is built from their kept executed copies
+        # the notebooks' words first: the book is built from their kept executed copies
         for notebook in runner.notebooks():
             if readings.write(notebook, built.results_dir):
                 print(f"reading cells rewritten: {notebook.relative_to(paths.ROOT)}")
@@ -262,11 +262,11 @@ def _report(args) -> int:
             report_outputs = results.Outputs(notebook_schedule.report_notebook().stem, profile=paths.COMMITTED_PROFILE)
         for written in pages.write_report(built, report_outputs):
             print(f"written: {written.relative_to(paths.ROOT)}")
-        print(f"the committed site: {site.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
-        if site.chromium() is None:
+        print(f"the committed site: {book.publish(built, paths.ROOT / 'docs').relative_to(paths.ROOT)}")
+        if browser.chromium() is None:
             print("no screenshot: Chromium is not installed (Debian: apt-get install chromium)", file=sys.stderr)
             return 1
-        shot = site.screenshot(page, paths.ROOT / "figures" / "report" / "report.png", out / ".scratch")
+        shot = browser.screenshot(page, paths.ROOT / "figures" / "report" / "report.png", out / ".scratch")
         print(f"screenshot: {shot}")
     return 0
 
@@ -407,9 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
     report_command = commands.add_parser("report",
                                          help="the reproduction report: every table and figure, a verdict each")
     report_command.add_argument("--out", default=None, metavar="DIR",
-                                help="where the site goes (default build/report/cpu)")
+                                help="where the book goes (default build/report/cpu)")
     report_command.add_argument("--write", action="store_true",
-                                help="also the verdict counts and the findings into the README and docs/guide/, the site into docs/, the papers' pages into "
+                                help="also the verdict counts and the findings into the README and docs/guide/, the book into docs/, the papers' pages into "
                                      "the report notebook's results folder and a screenshot into figures/report/")
     report_command.set_defaults(func=_report)
 

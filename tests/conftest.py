@@ -43,9 +43,9 @@ def _scratch_build(tmp_path_factory):
 def chromium():
     """Debian's Chromium, which the site tests open pages in: skipped without it, failed under CI (``.ci/run``
     installs it)."""
-    from reproq.report import site
+    from reproq.report import browser
 
-    if site.chromium() is None:
+    if browser.chromium() is None:
         if os.environ.get("CI") == "true":
             pytest.fail("Chromium is required under CI (.ci/run installs Debian's chromium)")
         pytest.skip("no chromium here (apt-get install chromium)")

@@ -3,9 +3,10 @@
 - :mod:`~reproq.report.verdicts`: every number of the papers beside ours, one verdict per row by one rule, the papers'
   claims tested seed by seed (:func:`~reproq.report.verdicts.build`);
 - :mod:`~reproq.report.scope`: what the study covers, item by item, and the README's generated tables;
-- :mod:`~reproq.report.items`: what the site and the pages say of one table or figure, in the same words;
+- :mod:`~reproq.report.items`: what the pages say of one table or figure, the same on GitHub and in the book;
 - :mod:`~reproq.report.pages`: one Markdown page per paper (``results/<the report notebook>/<paper>.md``);
-- :mod:`~reproq.report.site`: the report as a static HTML site, read back by a real browser;
+- :mod:`~reproq.report.book`: the study as a book (Sphinx, MyST-NB): the summary, the papers' pages, the executed
+  notebooks and the guide, searchable offline; :mod:`~reproq.report.browser` reads it back in a real browser;
 - :mod:`~reproq.report.prose`: every number typed into the README and the notebooks looked up in the records.
 
 :mod:`reproq.results` is what the notebooks write with (records, tables, the ``Outputs``); this package only reads.

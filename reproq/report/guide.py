@@ -2,7 +2,7 @@
 
 They are where the study's prose is held to its records (:mod:`reproq.report.prose`, :mod:`reproq.report.comparisons`),
 where the generated blocks live (:func:`reproq.report.scope.update_block` finds the page that holds each), and what
-``reproq report --write`` keeps when it replaces the committed site around them (:func:`reproq.report.site.publish`).
+``reproq report --write`` keeps when it replaces the committed site around them (:func:`reproq.report.book.publish`).
 Here and not in :mod:`reproq.paths`, which every training run's checkpoint key hashes: a page added or moved is
 no reason to train again.
 """

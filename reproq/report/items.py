@@ -1,5 +1,5 @@
-"""What the report says of one item of a paper (a table or a result figure), the same in the HTML site
-(:mod:`reproq.report.site`) and on the papers' Markdown pages (:mod:`reproq.report.pages`): the sentence that counts
+"""What the report says of one item of a paper (a table or a result figure) on the papers' pages
+(:mod:`reproq.report.pages`, on GitHub and in the book): the sentence that counts
 its rows and verdicts, the notes on rows not on real data, the paper-shaped tables its notebooks wrote, and which
 figure shows a PNG that draws several.
 """
