@@ -44,26 +44,16 @@ def test_the_committed_site_is_what_the_committed_records_give(rebuilt):
     assert not stale, f"docs/ is stale ({', '.join(stale[:5])}): run `reproq report --write`"
 
 
-def _a_build(out, built, *, guide_pages, **_) -> Path:
-    """What :func:`reproq.report.book.build` leaves, without Sphinx: a first page and the guide's pages in HTML."""
-    for page in guide_pages:
-        (Path(out) / "guide").mkdir(parents=True, exist_ok=True)
-        (Path(out) / "guide" / f"{page.stem}.html").write_text(page.read_text())
-    (Path(out) / "index.html").write_text("<html></html>")
-    return Path(out) / "index.html"
-
-
-def test_a_publish_replaces_the_whole_site_but_keeps_the_guides_pages(tmp_path, monkeypatch):
-    monkeypatch.setattr(book, "build", _a_build)
+def test_a_publish_replaces_the_whole_site_but_keeps_the_guides_pages(tmp_path):
     docs = tmp_path / "docs"
     (docs / "guide").mkdir(parents=True)
     (docs / "guide" / "running.md").write_text("# Running\n")
     (docs / "stale.html").write_text("from an earlier build")
-    book.publish(verdicts.build(), docs)
+    book.publish(verdicts.build(tmp_path / "results", tmp_path / "figures"), docs)  # no record: a quick book
     assert (docs / "guide" / "running.md").read_text() == "# Running\n"
     assert sorted(p.name for p in (docs / "guide").iterdir()) == ["running.html", "running.md"]  # its HTML, built
-    assert not (docs / "stale.html").exists() and (docs / "index.html").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]  # no scratch or old build left beside it
+    assert not (docs / "stale.html").exists() and (docs / "index.html").is_file() and (docs / ".nojekyll").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]  # no scratch, old build or output folder beside it
 
 
 def test_every_page_of_the_book_is_there_and_names_no_local_folder():

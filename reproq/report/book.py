@@ -193,50 +193,46 @@ def sources(src: Path, built: verdicts.Report, *, guide_pages: list[Path], profi
 
 def _pruned(out: Path) -> None:
     """What a reader never loads: source maps of the theme's scripts and styles, its translations (compiled
-    catalogues, read at build time), the build's own cache."""
-    for path in [*out.rglob("*.map"), out / "_static" / "locales", out / ".buildinfo", out / ".doctrees"]:
+    catalogues, read at build time), the build's own cache, an empty folder of sources it did not copy."""
+    for path in [*out.rglob("*.map"), out / "_static" / "locales", out / ".buildinfo", out / ".doctrees",
+                 out / "_sources"]:
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
 
 
-def build(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu",
-          guide_pages: list[Path] | None = None) -> Path:
-    """Build the book of ``built`` (:func:`sources`) into ``out_dir``, a Sphinx warning being an error (a link to a
-    page the book lacks, a figure not found); returns its first page. ``guide_pages``: default this checkout's
-    (:func:`reproq.report.guide.guide_pages`)."""
+def build(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", guide_pages: list[Path] | None = None,
+          keep: dict[str, bytes] | None = None) -> Path:
+    """Build the book of ``built`` (:func:`sources`), a Sphinx warning being an error (a link to a page the book lacks,
+    a figure not found), beside ``out_dir`` in a folder of its own, and put it in ``out_dir``'s place whole, so that no
+    page of an earlier build stays; returns its first page. ``guide_pages``: default this checkout's
+    (:func:`reproq.report.guide.guide_pages`); ``keep``: files (path in the book -> bytes) written into it."""
     from sphinx.application import Sphinx
     from sphinx.util.docutils import docutils_namespace
 
     out_dir = Path(out_dir)
-    with tempfile.TemporaryDirectory(prefix="reproq-book-") as scratch:
-        src = sources(Path(scratch) / "src", built, profile=profile,
-                      guide_pages=guide.guide_pages() if guide_pages is None else guide_pages)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    pages = guide.guide_pages() if guide_pages is None else guide_pages
+    # beside out_dir, so that it replaces out_dir by a rename; removed on any exit, so that none is left behind
+    with tempfile.TemporaryDirectory(prefix=f".{out_dir.name}.building-", dir=out_dir.parent) as scratch:
+        scratch = Path(scratch)
+        src, site = sources(scratch / "src", built, profile=profile, guide_pages=pages), scratch / "site"
+        settings = {**SETTINGS, "nb_output_folder": str(scratch / "jupyter_execute")}  # else beside out_dir
         with docutils_namespace():
-            app = Sphinx(str(src), None, str(out_dir), str(Path(scratch) / "doctrees"), "html",
-                         confoverrides=dict(SETTINGS), status=None, warning=sys.stderr, freshenv=True,
-                         warningiserror=True)
-            app.build()
-    _pruned(out_dir)
+            Sphinx(str(src), None, str(site), str(scratch / "doctrees"), "html", confoverrides=settings, status=None,
+                   warning=sys.stderr, freshenv=True, warningiserror=True).build()
+        _pruned(site)
+        for name, data in (keep or {}).items():
+            (site / name).parent.mkdir(parents=True, exist_ok=True)
+            (site / name).write_bytes(data)
+        if out_dir.exists():
+            os.replace(out_dir, scratch / "old")
+        os.replace(site, out_dir)
     return out_dir / "index.html"
 
 
 def publish(built: verdicts.Report, docs_dir: Path) -> Path:
     """The committed site: the book of the committed records (:func:`build`) in ``docs_dir`` as a static host serves it
-    (GitHub Pages: ``.nojekyll``), built beside it and put in its place whole, so no file of an earlier build stays but
-    the guide's hand-written pages (``docs_dir/guide/*.md``, :data:`reproq.report.guide.GUIDE`), carried into the new
-    build beside their HTML; returns its first page."""
-    docs_dir = Path(docs_dir)
-    scratch = docs_dir.with_name(f".{docs_dir.name}.building")
-    shutil.rmtree(scratch, ignore_errors=True)
-    written = sorted((docs_dir / guide.GUIDE.name).glob("*.md"))
-    build(scratch, built, guide_pages=written)
-    (scratch / ".nojekyll").write_text("")
-    for page in written:  # the guide's sources beside their HTML
-        shutil.copyfile(page, scratch / guide.GUIDE.name / page.name)
-    old = docs_dir.with_name(f".{docs_dir.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if docs_dir.exists():
-        os.replace(docs_dir, old)
-    os.replace(scratch, docs_dir)
-    shutil.rmtree(old, ignore_errors=True)
-    return docs_dir / "index.html"
-
+    (GitHub Pages: ``.nojekyll``), with the guide's hand-written pages (``docs_dir/guide/*.md``,
+    :data:`reproq.report.guide.GUIDE`) beside their HTML; returns its first page."""
+    written = sorted((Path(docs_dir) / guide.GUIDE.name).glob("*.md"))
+    keep = {f"{guide.GUIDE.name}/{page.name}": page.read_bytes() for page in written} | {".nojekyll": b""}
+    return build(docs_dir, built, guide_pages=written, keep=keep)
