@@ -221,3 +221,18 @@ def test_which_papers_print_percentages_is_read_from_their_numbers(tmp_path, mon
     monkeypatch.setattr(paths, "PAPER_NUMBERS_CSV", csv)
     assert percent_papers() == {"new2026"}
     assert paper_numbers()["value"].tolist() == pytest.approx([0.615, 6.7, 0.812])
+
+
+def test_no_committed_table_shows_nan_none_a_truth_value_or_a_negative_zero():
+    """Issue 53: every Markdown table under results/ (the notebooks' and the report's) as a reader reads it; a table is
+    written through reproq.results.tables.markdown (blank, yes/no, 0), the papers' pages through reproq.report.pages."""
+    import re
+
+    bad = {}
+    for path in sorted((paths.ROOT / "results").glob("*/*.md")):
+        rows = [line for line in path.read_text().splitlines() if line.startswith("|")]
+        cells = [c.strip() for row in rows for c in row.strip().strip("|").split("|")]
+        found = [c for c in cells if re.fullmatch(r"-?nan|NaN|None|True|False|-0(\.0+)?", c)]
+        if found:
+            bad[str(path.relative_to(paths.ROOT))] = found[:3]
+    assert not bad, f"tables with cells no reader should see (reproq report --write, or rerun the notebook): {bad}"

@@ -97,8 +97,6 @@ def _image(png: Path, caption: str) -> list[str]:
 def summary(built: verdicts.Report, *, profile: str) -> str:
     """The book's first page: the verdict counts, the rule that gives each verdict, the claims tested on real data, and
     the counts by paper."""
-    claims = built.claims.drop(columns="p")
-    claims[["delta", "low", "high"]] = claims[["delta", "low", "high"]].map(lambda v: "" if v != v else f"{v:+.3f}")
     lines = ["# The reproduction report", ""]
     lines += pages.markdown_table(verdicts.headline(built.counts))
     lines += ["", f"Profile `{profile}`, by `reproq report` from the committed records (each record names the code "
@@ -116,7 +114,9 @@ def summary(built: verdicts.Report, *, profile: str) -> str:
               "the paper does not claim is shown beside it without a verdict; a number of ours printed under two "
               "tables or papers is counted once. Ratio metrics are shown as each paper prints them."]
     lines += ["", "## The papers' claims, tested on real data", "",
-              "Δ = a − b, seed by seed, with its 95 % interval.", ""] + pages.markdown_table(claims)
+              "Δ = a − b paired by seed, and by question where the records keep each question's value, with its 95 % "
+              "interval (what it resamples in brackets).", ""] + [verdicts.claim_markdown(c)
+                                                                   for c in built.claims.to_dict("records")]
     lines += ["", "## The counts by kind, verdict and paper", ""] + pages.markdown_table(built.counts)
     return "\n".join(lines) + "\n"
 

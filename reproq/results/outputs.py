@@ -19,6 +19,7 @@ from reproq.atomic import read_json, replace_atomically, updating, write_json, w
 from reproq.machine import describe
 from reproq.results.records import Provenance, Record, code_version, read_records
 from reproq.results.tables import compare, format_table, paper_layout, seeds_note, side_by_side
+from reproq.results.tables import markdown as as_markdown  # save_table has a parameter of that name
 
 
 class Outputs:
@@ -91,7 +92,7 @@ class Outputs:
         write_text(path, table.to_csv(index=False))
         caption = ("SYNTHETIC DATA, not a reproduction. " if synthetic else "") + caption
         shown = table if markdown is None else markdown
-        write_text(path.with_suffix(".md"), f"{caption}\n\n{shown.to_markdown(index=False)}\n")
+        write_text(path.with_suffix(".md"), f"{caption}\n\n{as_markdown(shown)}\n")
         self._write_settings(path, synthetic=synthetic, caption=caption)
         return path
 

@@ -155,3 +155,24 @@ def paper_layout(table: pd.DataFrame) -> pd.DataFrame:
     wide = wide[ordered]
     wide.columns = [" ".join(str(p) for p in c[1:levels]) + ("" if c[0] == value else " (paper)") for c in ordered]
     return wide.astype(object).where(wide.notna(), "").reset_index()  # no "nan" where a paper has no number
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """``table`` as a Markdown table (tabulate's, numbers aligned right) the way a reader reads it: a missing value
+    blank, never ``nan`` or ``None``; a truth value yes or no; no minus sign on a zero.
+
+    >>> print(markdown(pd.DataFrame({"MAP": [0.5, float("nan"), -0.0], "tied": [True, False, None]})))
+    |   MAP | tied   |
+    |------:|:-------|
+    |   0.5 | yes    |
+    |       | no     |
+    |   0   |        |
+    """
+    shown = table.copy()
+    for column in shown.columns:
+        given = shown[column].dropna()
+        if len(given) and given.map(lambda v: isinstance(v, bool)).all():  # a bool column, with gaps or without
+            shown[column] = shown[column].map({True: "yes", False: "no"})
+        elif pd.api.types.is_float_dtype(shown[column]):
+            shown[column] = shown[column] + 0.0  # -0.0 is 0
+    return shown.astype(object).where(shown.notna(), None).to_markdown(index=False, missingval="")
