@@ -44,16 +44,26 @@ def test_the_committed_site_is_what_the_committed_records_give(rebuilt):
     assert not stale, f"docs/ is stale ({', '.join(stale[:5])}): run `reproq report --write`"
 
 
-def test_a_publish_replaces_the_whole_site_but_keeps_the_guides_pages(tmp_path):
+def test_a_publish_replaces_the_whole_site_keeps_the_guides_pages_and_links_them_as_on_the_repository(tmp_path):
+    """The book put in place whole: no file of an earlier build stays, the guide's Markdown stays beside its HTML, no
+    scratch is left beside it. A link to another guide page's heading lands on that heading (GitHub's anchor, as on
+    the repository); a link out of the book (the README, the code) is the path it names, not a link a static host
+    would lose."""
     docs = tmp_path / "docs"
     (docs / "guide").mkdir(parents=True)
-    (docs / "guide" / "running.md").write_text("# Running\n")
+    (docs / "guide" / "a.md").write_text("# Page A\n\nSee [the threads](b.md#threads-and-cores-n) and "
+                                         "[the README](../../README.md#top).\n")
+    (docs / "guide" / "b.md").write_text("# Page B\n\n## Threads and cores (n)\n\nText.\n")
     (docs / "stale.html").write_text("from an earlier build")
     book.publish(verdicts.build(tmp_path / "results", tmp_path / "figures"), docs)  # no record: a quick book
-    assert (docs / "guide" / "running.md").read_text() == "# Running\n"
-    assert sorted(p.name for p in (docs / "guide").iterdir()) == ["running.html", "running.md"]  # its HTML, built
+    assert sorted(p.name for p in (docs / "guide").iterdir()) == ["a.html", "a.md", "b.html", "b.md"]
+    assert (docs / "guide" / "b.md").read_text().startswith("# Page B")
     assert not (docs / "stale.html").exists() and (docs / "index.html").is_file() and (docs / ".nojekyll").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]  # no scratch, old build or output folder beside it
+    a, b = ((docs / "guide" / f"{n}.html").read_text() for n in "ab")
+    assert re.search(r'<a class="reference internal" href="b.html#threads-and-cores-n">', a)
+    assert 'id="threads-and-cores-n"' in b
+    assert "the README (<code" in a and "README.md</span></code> in the repository" in a and "README.md#top" not in a
 
 
 def test_every_page_of_the_book_is_there_and_names_no_local_folder():
@@ -101,22 +111,6 @@ def test_the_guides_pages_are_in_the_book_and_its_first_page_links_them():
     assert [p.stem for p in pages] == [p.stem for p in guide.guide_pages()]
     index = (DOCS / "index.html").read_text(encoding="utf-8")
     assert all(f'href="guide/{p.name}"' in index for p in pages)
-
-
-def test_a_guide_page_links_another_by_heading_and_names_what_is_outside_the_book(tmp_path):
-    """A link to another guide page's heading lands on that heading (GitHub's anchor, as on the repository); a link
-    out of the book (the README, the code) is the path it names, not a link a static host would lose."""
-    pages = tmp_path / "docs" / "guide"
-    pages.mkdir(parents=True)
-    (pages / "a.md").write_text("# Page A\n\nSee [the threads](b.md#threads-and-cores-n) and "
-                                "[the README](../../README.md#top).\n")
-    (pages / "b.md").write_text("# Page B\n\n## Threads and cores (n)\n\nText.\n")
-    nothing = verdicts.build(tmp_path / "results", tmp_path / "figures")  # no record: a quick book
-    book.build(tmp_path / "out", nothing, guide_pages=sorted(pages.glob("*.md")))
-    a, b = ((tmp_path / "out" / "guide" / f"{n}.html").read_text() for n in "ab")
-    assert re.search(r'<a class="reference internal" href="b.html#threads-and-cores-n">', a)
-    assert 'id="threads-and-cores-n"' in b
-    assert "the README (<code" in a and "README.md</span></code> in the repository" in a and "README.md#top" not in a
 
 
 def test_the_books_search_finds_a_method_offline(tmp_path, chromium):

@@ -26,6 +26,7 @@ from reproq.papers.wording import on_data
 from reproq.profiles import Overrides, scaled
 from reproq.question_retrieval.inputs import PretrainConfig, TrainConfig
 from reproq.results import Difference, Provenance, Record, claim, paired_difference, paper_numbers, summarize
+from reproq.results.paired import shown
 
 
 # its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
@@ -335,9 +336,8 @@ PRETRAIN = "+pretrain"  # a model fine-tuned from its pre-trained encoder: "<mod
 
 def _difference(d: Difference, a: str, b: str) -> str:
     """A paired difference (:class:`reproq.results.Difference`) of fractions in points: ``a − b``, its 95 % interval,
-    what the interval resamples and what it shows."""
-    interval = f"95 % interval {100 * d.low:+.2f} to {100 * d.high:+.2f}, " if d.low == d.low else ""
-    return f"{100 * d.mean:+.2f} ({interval}{d.over}: {d.verdict(a, b)})"
+    what the interval resamples (:func:`reproq.results.paired.shown`) and what it shows."""
+    return f"{shown(d.mean, d.low, d.high, d.over, scale=100, decimals=2)}: {d.verdict(a, b)}"
 
 
 def _perplexity_line(records: Sequence[Record], folder: Path) -> str:

@@ -30,7 +30,7 @@ from reproq.question_retrieval.adaptation import auc_values
 from reproq.question_retrieval.evaluate import pooled, retrieval_scores
 from reproq.question_retrieval.inputs import TrainConfig
 from reproq.results import Provenance, Record, paired_difference, paper_numbers, summarize
-from reproq.results.paired import t_interval
+from reproq.results.paired import shown, t_interval
 from reproq.train.grid import RunResult
 
 
@@ -304,9 +304,8 @@ def _paired(records: Sequence[Record], a: str, b: str, metric: str = "AUC(0.05)"
     """``a − b`` on ``metric`` over Android test, seed by seed, as a reading: Δ, its 95 % interval and what the
     interval shows. ``records`` must hold one variant per method (TF-IDF: the source-fitted one)."""
     d = paired_difference(records, a, b, metric=metric, **TABLE7_TEST)
-    if d.low != d.low:  # too few distinct seeds to build an interval from
-        return f"{a} − {b} {metric} {d.mean:+.3f} ({d.over})"
-    return f"{a} − {b} {metric} {d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}] ({d.over}): **{d.verdict(a, b)}**"
+    verdict = f": **{d.verdict(a, b)}**" if d.low == d.low else ""  # too few distinct seeds: no interval, no verdict
+    return f"{a} − {b} {metric} {shown(d.mean, d.low, d.high, d.over)}{verdict}"
 
 
 def _head(records: Sequence[Record], means: pd.DataFrame) -> str:

@@ -34,6 +34,7 @@ from reproq.papers.paper import DATA, GIVEN, QUOTED, SIZE, Claim, Finding, Paper
 from reproq.profiles import Overrides
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
 from reproq.results.spread import cross_machine_spread, marked
+from reproq.results.paired import shown
 from reproq.train.grid import RunResult
 
 
@@ -464,21 +465,16 @@ def anchor_reading(table: pd.DataFrame) -> str:
              "network's seeds):", ""]
     for case, rows in table.groupby("case", sort=False):
         lines.append(f"- **{case}**: " + "; ".join(
-            f"{r['model']} {r[f'anchor - model ({metric})']:+.3f}{_interval(r)}, **{r['anchor above']}**"
+            f"{r['model']} {shown(r[f'anchor - model ({metric})'], r['95% low'], r['95% high'])}, **{r['anchor above']}**"
             for r in rows.to_dict("records")) + ".")
     return "\n".join(lines)
-
-
-def _interval(row: dict) -> str:
-    """A reading's ", 95 % interval [low, high]", or nothing where there is none (one seed, no questions' values)."""
-    return f", 95 % interval [{row['95% low']:+.3f}, {row['95% high']:+.3f}]" if pd.notna(row["95% low"]) else ""
 
 
 def over_the_floor_reading(table: pd.DataFrame) -> str:
     """:func:`over_the_floor`'s table as a reading, one line per case and model."""
     metric = next(c for c in table.columns if c.startswith("model - floor")).split("(")[1].rstrip(")")
     return "\n".join(f"- **{r['case']}**, {r['model']} − {r['best floor']}: {metric} "
-                     f"{r[f'model - floor ({metric})']:+.3f}{_interval(r)} ({r['interval over']}): "
+                     f"{shown(r[f'model - floor ({metric})'], r['95% low'], r['95% high'], r['interval over'])}: "
                      f"**{r['beats the floor']}**." for r in table.to_dict("records"))
 
 
@@ -487,8 +483,7 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
     metric = next(c for c in table.columns if c.startswith("CTRN - QRNN")).split("(")[1].rstrip(")")
     lines = []
     for r in table.to_dict("records"):
-        gap = r[f"CTRN - QRNN ({metric})"]
-        interval = _interval(r)
+        gap = shown(r[f"CTRN - QRNN ({metric})"], r["95% low"], r["95% high"], r["interval over"])
         split = r["paper's split"]
         on = f" on {split}" if split and split != r["split"] else ""
         paper = f" (paper {r['paper']:+.3f}{on})" if r["paper"] == r["paper"] else ""
@@ -497,7 +492,7 @@ def ctrn_over_qrnn_reading(table: pd.DataFrame) -> str:
         anchor = r["anchor (zero-shot)"]
         if pd.notna(anchor):
             floor += f"; the external anchor (all-MiniLM-L6-v2 zero-shot, never trained here), {anchor:.3f}"
-        lines.append(f"- **{r['case']}**: CTRN − QRNN {metric} {gap:+.3f}{interval} ({r['interval over']})"
+        lines.append(f"- **{r['case']}**: CTRN − QRNN {metric} {gap}"
                      f"{paper}: **{r['CTRN > QRNN']}**. Best trained model {r['best trained']}, {r['its mean']:.3f}"
                      f"{floor}.")
     return "\n".join(lines)

@@ -7,7 +7,8 @@
 - :mod:`~reproq.report.pages`: one Markdown page per paper (``results/<the report notebook>/<paper>.md``);
 - :mod:`~reproq.report.book`: the study as a book (Sphinx, MyST-NB): the summary, the papers' pages, the executed
   notebooks and the guide, searchable offline; :mod:`~reproq.report.browser` reads it back in a real browser;
-- :mod:`~reproq.report.prose`: every number typed into the README and the notebooks looked up in the records.
+- :mod:`~reproq.report.prose`: every number typed into the README, the guide and the notebooks is a paper's (the
+  study's own are generated).
 
 :mod:`reproq.results` is what the notebooks write with (records, tables, the ``Outputs``); this package only reads.
 """

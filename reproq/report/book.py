@@ -214,11 +214,11 @@ def build(out_dir: Path, built: verdicts.Report, *, profile: str = "cpu", guide_
     # beside out_dir, so that it replaces out_dir by a rename; removed on any exit, so that none is left behind
     with tempfile.TemporaryDirectory(prefix=f".{out_dir.name}.building-", dir=out_dir.parent) as scratch:
         scratch = Path(scratch)
+        # the site in a folder of the scratch: MyST-NB writes its outputs beside the site's folder (jupyter_execute)
         src, site = sources(scratch / "src", built, profile=profile, guide_pages=pages), scratch / "site"
-        settings = {**SETTINGS, "nb_output_folder": str(scratch / "jupyter_execute")}  # else beside out_dir
         with docutils_namespace():
-            Sphinx(str(src), None, str(site), str(scratch / "doctrees"), "html", confoverrides=settings, status=None,
-                   warning=sys.stderr, freshenv=True, warningiserror=True).build()
+            Sphinx(str(src), None, str(site), str(scratch / "doctrees"), "html", confoverrides=dict(SETTINGS),
+                   status=None, warning=sys.stderr, freshenv=True, warningiserror=True).build()
         _pruned(site)
         for name, data in (keep or {}).items():
             (site / name).parent.mkdir(parents=True, exist_ok=True)

@@ -308,12 +308,26 @@ def size_verdict(low: float, high: float, size: tuple[float, float]) -> str:
     return "consistent" if (low <= lo and hi <= high) or (lo <= low and high <= hi) else "not resolved"
 
 
+def shown(delta: float, low: float, high: float, over: str = "", *, scale: float = 1.0, decimals: int = 3) -> str:
+    """A paired difference as every reading, page and the README print it (the one formatter): Δ with its sign, its
+    95 % interval in brackets where there is one, and what the interval resamples (or why there is none);
+    ``scale=100`` for points of a fraction.
+
+    >>> shown(0.009, -0.007, 0.025, "243 questions × 5 seed(s), bootstrap")
+    '+0.009 [-0.007, +0.025] (243 questions × 5 seed(s), bootstrap)'
+    >>> shown(0.0123, float("nan"), float("nan"), "2 seed(s), no interval", scale=100, decimals=2)
+    '+1.23 (2 seed(s), no interval)'
+    """
+    number = lambda value: f"{value * scale:+.{decimals}f}"  # noqa: E731
+    interval = f" [{number(low)}, {number(high)}]" if low == low else ""
+    return f"{number(delta)}{interval}" + (f" ({over})" if over else "")
+
+
 def claim_numbers(tested: dict) -> str:
     """A :func:`claim` (or a row of :func:`reproq.report.verdicts.claim_rows`) as the readings, the README and the
     papers' pages print it: ``": Δ = ±x [low, high] (what the interval resamples)"``, ``": Δ = ±x"`` where there is
     no interval (its verdict says so), or nothing where the claim was not testable."""
     if tested["delta"] != tested["delta"]:
         return ""
-    if tested["low"] != tested["low"]:
-        return f": Δ = {tested['delta']:+.3f}"
-    return f": Δ = {tested['delta']:+.3f} [{tested['low']:+.3f}, {tested['high']:+.3f}] ({tested['interval over']})"
+    over = tested["interval over"] if tested["low"] == tested["low"] else ""
+    return f": Δ = {shown(tested['delta'], tested['low'], tested['high'], over)}"

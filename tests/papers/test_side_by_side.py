@@ -64,7 +64,7 @@ def test_the_reading_ranks_the_encoders_and_names_those_above_the_floor():
     assert "Above the best floor (paired by question and seed, Holm over 2): A." in text
     assert "Best against worst" not in text  # a pair picked after the run is not tested uncorrected
     anchor = text.split("The external anchor")[-1]  # declared: the anchor against each encoder, paired
-    assert "A +0.035, 95 % interval" in anchor and "B +0.335, 95 % interval" in anchor
+    assert "A +0.035 [+0.030, +0.040]" in anchor and "B +0.335 [+0.330, +0.340]" in anchor  # Δ with its interval
     assert anchor.count("**confirmed (Holm, 2 tests)**") == 2
     assert "No records" in side_by_side.reading([])
 
