@@ -34,19 +34,27 @@ def readings_only(now: dict, before: dict) -> bool:
     return without_readings(now) == without_readings(before)
 
 
+WIDGET = "application/vnd.jupyter.widget-view+json"  # a live progress bar (tqdm in a kernel): a page cannot run it
+
+
 def as_printed(nb: dict) -> dict:
     """``nb`` with each code cell's text streams as a terminal leaves them: consecutive chunks of one stream joined,
     and each line's carriage returns carried out (what follows the last one stays). A progress bar that redrew itself
-    at every epoch, hundreds of chunks in the executed JSON, is then the one line it ended as.
+    at every epoch, hundreds of chunks in the executed JSON, is then the one line it ended as; a progress bar drawn as
+    a widget, whose text is the "0%" it started as wherever no widget can run (GitHub, the book), is left out with the
+    widgets' state.
 
     >>> cell = {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": ["\\rrun:  0%"]},
     ...         {"output_type": "stream", "name": "stderr", "text": "\\rrun: 50%\\rrun: 100%\\n"},
+    ...         {"output_type": "display_data", "data": {WIDGET: {}, "text/plain": "  0%|"}, "metadata": {}},
     ...         {"output_type": "stream", "name": "stdout", "text": "done\\n"}]}
-    >>> [o["text"] for o in as_printed({"cells": [cell]})["cells"][0]["outputs"]]
+    >>> [o["text"] for o in as_printed({"cells": [cell], "metadata": {"widgets": {}}})["cells"][0]["outputs"]]
     ['run: 100%\\n', 'done\\n']
     """
-    return {**nb, "cells": [{**c, "outputs": _printed(c["outputs"])} if c.get("cell_type") == "code" else c
-                            for c in nb["cells"]]}
+    metadata = {k: v for k, v in nb.get("metadata", {}).items() if k != "widgets"}
+    return {**nb, "metadata": metadata, "cells": [
+        {**c, "outputs": _printed([o for o in c["outputs"] if WIDGET not in o.get("data", {})])}
+        if c.get("cell_type") == "code" else c for c in nb["cells"]]}
 
 
 def _printed(outputs: list[dict]) -> list[dict]:

@@ -275,7 +275,8 @@ def _keep(executed: Path, kept: Path) -> None:
 
 def refresh_words(profile: str, notebook: Path) -> bool | None:
     """Give ``notebook``'s kept executed copy (:func:`kept_copy`) its source's words (Markdown, comments:
-    :func:`reproq.notebook_json.with_words_of`), atomically and only where they differ; whether it did, or None where
+    :func:`reproq.notebook_json.with_words_of`) and its outputs as a reader should see them
+    (:func:`reproq.notebook_json.as_printed`), atomically and only where they differ; whether it did, or None where
     the copy is of other code (or there is none): a run, not this, makes that one current."""
     import nbformat
 
@@ -286,7 +287,7 @@ def refresh_words(profile: str, notebook: Path) -> bool | None:
     refreshed = notebook_json.with_words_of(executed, json.loads(notebook.read_text()))
     if refreshed is None:
         return None
-    text = nbformat.writes(nbformat.from_dict(refreshed))
+    text = nbformat.writes(nbformat.from_dict(notebook_json.as_printed(refreshed)))
     if text == kept.read_text(encoding="utf-8"):
         return False
     atomic.replace_atomically(kept, lambda tmp: tmp.write_text(text, encoding="utf-8"))

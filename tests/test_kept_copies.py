@@ -23,6 +23,11 @@ def test_every_kept_copy_is_of_its_sources_code_and_says_its_words(notebook):
     assert refreshed is not None, f"{kept} ran other code than {notebook.name}: `reproq run --only " \
                                   f"{notebook.stem[:2]} --commit` makes it current"
     assert _cells(executed) == _cells(refreshed), f"{kept} says other words: `reproq report --write`"
+    # its outputs as a reader sees them: no progress bar's widget, whose text is the "0%" it started as (issue 53;
+    # notebook 10's copy had 32)
+    widgets = [o for c in executed["cells"] if c["cell_type"] == "code" for o in c["outputs"]
+               if notebook_json.WIDGET in o.get("data", {})]
+    assert not widgets and "widgets" not in executed["metadata"], f"{kept}: `reproq report --write`"
 
 
 def test_words_and_comments_are_carried_over_and_code_is_not():

@@ -23,14 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pandas as pd
-
-from reproq import atomic
+from reproq import atomic, notebook_json
 from reproq.papers import PAPERS, real_substitute, side_by_side
 from reproq.report import guide, pages, verdicts
 
 NOTEBOOK = "../notebooks/{0}.ipynb"  # from a paper's page to a notebook's page in the book
-WIDGET = "application/vnd.jupyter.widget-view+json"  # a live progress bar: no page can run it
 # the papers' tables are wide (a column per metric and split) and long: the page's text column gives them the room there
 # is, and their cells a tighter padding than the theme's
 STYLE = (".bd-page-width {max-width: 100%} .bd-main .bd-content .bd-article-container {max-width: 110em}\n"
@@ -43,7 +40,7 @@ SETTINGS = {
     "html_theme": "sphinx_book_theme",
     "html_title": "reproq: the reproduction study",
     "nb_execution_mode": "off",  # the executed copies as the runs left them
-    "nb_ipywidgets_js": {},  # no widget manager from a CDN: the progress bars are left out (:data:`WIDGET`)
+    "nb_ipywidgets_js": {},  # no widget manager from a CDN: the progress bars' widgets are left out (_printed)
     "myst_heading_anchors": 4,  # GitHub's anchors, so that a link to a heading lands as on the repository
     "html_copy_source": False,
     "html_show_sourcelink": False,
@@ -76,18 +73,10 @@ def outward(markdown: str, source: Path, inside: dict[Path, str]) -> str:
     return re.sub(r"(?<!!)\[([^\]]+)\]\((?![a-z]+:|#)([^)#\s]+)(#[^)\s]*)?\)", link, markdown)
 
 
-def _without_widgets(notebook: Path) -> str:
-    """A kept executed notebook without its progress bars' widget outputs (:data:`WIDGET`)."""
-    nb = json.loads(notebook.read_text(encoding="utf-8"))
-    for cell in nb["cells"]:
-        if cell["cell_type"] == "code":
-            cell["outputs"] = [o for o in cell.get("outputs", []) if WIDGET not in o.get("data", {})]
-    nb.get("metadata", {}).pop("widgets", None)
-    return json.dumps(nb, ensure_ascii=False)
-
-
-def _rounded(table: pd.DataFrame) -> pd.DataFrame:
-    return table.round(3)
+def _printed(notebook: Path) -> str:
+    """A kept executed notebook as a reader should see it (:func:`reproq.notebook_json.as_printed`: a copy kept
+    before its progress bars' widgets were left out has them left out here)."""
+    return json.dumps(notebook_json.as_printed(json.loads(notebook.read_text(encoding="utf-8"))), ensure_ascii=False)
 
 
 def _image(png: Path, caption: str) -> list[str]:
@@ -131,7 +120,7 @@ def beyond(built: verdicts.Report, pngs: list[Path], shown: set[str]) -> str:
                   "Each sequence encoder of the five papers in Tay et al.'s pointwise ranker with the same inputs and "
                   "budget (`reproq/papers/side_by_side.py`): MAP with its 95 % interval over questions and seeds, and "
                   "its difference from the best floor of the same split, paired; the zero-shot anchor beside them, in "
-                  "no verdict.", ""] + pages.markdown_table(_rounded(table))
+                  "no verdict.", ""] + pages.markdown_table(table.round(3))
         lines += [line for p in pngs if p.parent.name == side_by_side.NOTEBOOK for line in _image(p, p.stem)]
     table = real_substitute.table(built.records)
     if len(table):  # notebook 14: the AskUbuntu papers' networks on a real question-retrieval set, no verdict
@@ -141,8 +130,8 @@ def beyond(built: verdicts.Report, pngs: list[Path], shown: set[str]) -> str:
                   "70 queries as the official scorer counts it, with its 95 % interval over queries and seeds, the "
                   "search engine's order, the floors, the anchor and the 2016 teams beside. Their claims are tested on "
                   "the first page; none of this is a reproduction of the papers' AskUbuntu numbers.", ""]
-        lines += pages.markdown_table(_rounded(table[["paper", "method", "setting", "variant", "seeds", "MAP",
-                                                      "MAP 95% low", "MAP 95% high", "MRR", "P@1"]]))
+        lines += pages.markdown_table(table[["paper", "method", "setting", "variant", "seeds", "MAP", "MAP 95% low",
+                                             "MAP 95% high", "MRR", "P@1"]].round(3))
         lines += [line for p in pngs if p.parent.name == real_substitute.NOTEBOOK for line in _image(p, p.stem)]
     drawn = set(re.findall(r"\]\(figures/([^)]+)\)", "\n".join(lines))) | shown
     others = [p for p in pngs if f"{p.parent.name}/{p.name}" not in drawn]
@@ -169,7 +158,7 @@ def sources(src: Path, built: verdicts.Report, *, guide_pages: list[Path], profi
     executed = sorted(Path(built.results_dir).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
     (src / "notebooks").mkdir(parents=True)
     for notebook in executed:
-        atomic.write_text(src / "notebooks" / notebook.name, _without_widgets(notebook))
+        atomic.write_text(src / "notebooks" / notebook.name, _printed(notebook))
     inside = {Path("docs/guide") / p.name: f"guide/{p.name}" for p in guide_pages}
     inside |= {Path("results/13_report") / f"{paper}.md": f"papers/{paper}.md" for paper in PAPERS}
     for page in guide_pages:
