@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -173,19 +174,34 @@ def test_a_submission_that_calls_reproqs_own_implementation_scores_nothing_for_i
 
 
 
-def test_what_students_install_holds_no_solution_and_no_hidden_test(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel students install, built from a copy of this checkout's tracked files (setuptools' build folder in the
+    checkout may hold files of an earlier build that the package data no longer names)."""
+    import shutil
+    import subprocess
+    import sys
+
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
+    tracked = subprocess.run(["git", "-C", str(paths.ROOT), "ls-files"], capture_output=True, text=True, check=True)
+    for name in tracked.stdout.splitlines():
+        if (paths.ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(paths.ROOT / name, source / name)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(out), str(source)], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (built,) = out.glob("reproq-*.whl")
+    return built
+
+
+def test_what_students_install_holds_no_solution_and_no_hidden_test(wheel):
     """Issue 44: students install the package (a wheel, or pip from the repository), never a clone: the wheel holds no
     file of ``labs/source/``, no notebook, and no line of a hidden test of any lab. (The library's own implementations
     of what the labs ask for are in it by nature: the checks compare against them, and refuse a submission that calls
     them, ``checks.asks``.)"""
-    import subprocess
-    import sys
     import zipfile
 
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(tmp_path), str(paths.ROOT)], capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    (wheel,) = tmp_path.glob("reproq-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         members = {name: archive.read(name).decode("utf-8", "replace") for name in archive.namelist()}
     assert not [name for name in members if name.startswith("labs/") or "/source/" in name or name.endswith(".ipynb")]
@@ -194,3 +210,43 @@ def test_what_students_install_holds_no_solution_and_no_hidden_test(tmp_path):
     assert len(hidden) >= 10
     leaked = {line: name for name, text in members.items() for line in hidden if line in text}
     assert not leaked, f"the wheel holds lines of the labs' hidden tests: {list(leaked.items())[:3]}"
+
+
+def test_the_wheel_holds_every_file_the_package_reads_and_runs_without_the_checkout(wheel, tmp_path, real_data):
+    """Issue 54: from the built wheel, ``reproq.data.registry`` could not find ``registry.tsv`` (not package data), so
+    there was no ``reproq`` command. Every file git tracks under ``reproq/`` is in the wheel; installed into a fresh
+    virtual environment that sees no checkout (the other packages it needs are this environment's, its editable
+    ``reproq`` left out), ``reproq --help`` and ``reproq data fetch askubuntu`` from the mirror run."""
+    import os
+    import subprocess
+    import sys
+    import sysconfig
+    import zipfile
+
+    real_data("askubuntu", "dev.txt")  # the mirror is here (or the test is skipped / fails in CI)
+    tracked = subprocess.run(["git", "-C", str(paths.ROOT), "ls-files", "reproq"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    with zipfile.ZipFile(wheel) as archive:
+        inside = set(archive.namelist())
+    assert [f for f in tracked if not f.endswith(".py") and f not in inside] == []
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    # this environment's packages as a plain path: a path line's own .pth files (the editable reproq's finder) never run
+    (site / "others.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "REPROQ_DATA")}
+    env |= {"REPROQ_DATA": str(tmp_path / "data"), "REPROQ_BUILD": str(tmp_path / "build")}
+    python = str(venv / "bin" / "python")
+    where = subprocess.run([python, "-c", "import reproq; print(reproq.__file__)"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert where.stdout.startswith(str(site)), where.stdout + where.stderr  # the wheel's, not the checkout's
+    run = lambda *command: subprocess.run([python, "-m", "reproq", *command], cwd=tmp_path, env=env,  # noqa: E731
+                                          capture_output=True, text=True, timeout=600)
+    helped = run("--help")
+    assert helped.returncode == 0 and "reproq" in helped.stdout, helped.stderr[-2000:]
+    # what the mirror has is fetched and verified; the corpus it lacks (unreachable here) is named, no traceback
+    fetched = run("data", "fetch", "askubuntu")
+    assert "verified  askubuntu/dev.txt" in fetched.stdout and "Traceback" not in fetched.stderr, fetched.stderr[-2000:]
+    assert (tmp_path / "data" / "askubuntu" / "dev.txt").is_file()
