@@ -42,6 +42,7 @@ failed notebook 1; Ctrl-C 130).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import json
 import signal
@@ -318,15 +319,37 @@ def _labs(args) -> int:
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Every option's default shown, the command table kept as written."""
+    """Each option's default shown once — not where its help says it already, nor a default of nothing (None, off, an
+    empty list) — and the command table kept as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if "default" in (action.help or "") or action.default in (None, False, [], ()):
+            return action.help or ""
+        return super()._get_help_string(action)
 
 
 class _Parser(argparse.ArgumentParser):
-    """A parser (and, being its class, each subcommand's) that formats its help with :class:`_Help`."""
+    """A parser (and, being its class, each subcommand's) that formats its help with :class:`_Help`, and names the
+    option a mistyped one was meant to be (``--versoin``: ``--version``) before anything else it finds wrong."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", _Help)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        known = {o for parser in _parsers(self) for action in parser._actions for o in action.option_strings}
+        typed = [a.split("=")[0] for a in getattr(self, "argv", []) if a.startswith("--")]
+        for unknown in (a for a in typed if a not in known):
+            close = difflib.get_close_matches(unknown, sorted(known), n=1)
+            message = f"unknown option {unknown}" + (f": did you mean {close[0]}?" if close else "")
+            break
+        super().error(message)
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """``parser`` and every subcommand's parser below it."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return [parser, *(p for s in subs for child in dict.fromkeys(s.choices.values()) for p in _parsers(child))]
 
 
 def _version() -> str:
@@ -438,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (sys.argv[1:] if argv is None else argv):  # a bare `reproq`: what it can do, not an error
         parser.print_help()
         return 0
+    for each in _parsers(parser):  # what _Parser.error reads a mistyped option from
+        each.argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     main_thread = threading.current_thread() is threading.main_thread()  # only there can a handler be set
     terminate = signal.signal(signal.SIGTERM, _as_interrupt) if main_thread else None  # SIGTERM as Ctrl-C

@@ -58,10 +58,11 @@ class NotebookFailed(RuntimeError):
 
 def notebooks(only: Sequence[str] = ()) -> list[Path]:
     """The notebooks in order (by number, the report last: :func:`reproq.notebook_schedule.in_order`); ``only`` selects by
-    number prefix or name (``"01"``, ``"01_lexical_baselines"``)."""
+    number prefix or name (``"01"``, ``"1"``, ``"01_lexical_baselines"``)."""
     found = notebook_schedule.in_order()
     if not only:
         return found
+    only = [f"{int(o):02d}" if o.isdigit() else o for o in only]  # 4 is 04
     chosen = [p for p in found if any(p.stem == o or p.stem.startswith(f"{o}_") or p.name == o for o in only)]
     unknown = [o for o in only if not any(p.stem == o or p.stem.startswith(f"{o}_") or p.name == o for p in found)]
     if unknown:

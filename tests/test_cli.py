@@ -209,3 +209,28 @@ def test_a_folder_it_cannot_write_is_one_line_naming_it(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.strip() == "reproq: /checkout/build/runs/smoke: Permission denied; fix the path (or REPROQ_BUILD) and " \
                           "run again"
+
+
+@pytest.mark.parametrize("argv, said", [(["--versoin"], "unknown option --versoin: did you mean --version?"),
+                                        (["run", "--onyl", "04"], "unknown option --onyl: did you mean --only?")])
+def test_a_mistyped_option_is_named_with_the_one_meant(argv, said, capsys):
+    """Issue 54: `reproq --versoin` said only that a command was required."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(argv)
+    assert exit_.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_a_notebook_is_chosen_by_its_number_without_the_zero():
+    from reproq import runner
+
+    assert runner.notebooks(["4"]) == runner.notebooks(["04"]) and runner.notebooks(["4"])[0].stem == "04_trecqa_ctrn"
+
+
+def test_the_help_says_each_default_once_and_no_default_of_nothing():
+    """Issue 54: "(default: all) (default: None)"."""
+    formatter = cli._Help("reproq")
+    actions = [a for parser in cli._parsers(cli.build_parser()) for a in parser._actions if a.help]
+    helps = [formatter._get_help_string(a) % {"default": a.default, "prog": "reproq"} for a in actions]
+    assert len(helps) > 40
+    assert [h for h in helps if h.count("(default") > 1] == []
+    assert [h for h in helps if any(f"(default: {nothing})" in h for nothing in ("None", "False", "[]"))] == []
