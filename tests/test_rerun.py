@@ -108,3 +108,35 @@ def test_a_file_the_rerun_did_not_write_is_named_once(tmp_path):
         {"notebook": "04_trecqa_ctrn", "file": "tay2018_paper_budget", "records": 6}]
     md, _ = rerun.page(pairs, tmp_path, title="t")
     assert "## files the rerun did not write\n\n| notebook " in md.read_text()
+
+
+def _tampered(tmp_path, change) -> tuple:
+    """The committed records of notebook 04's Table 6 copied twice, the CTRN ones of the first copy changed by
+    ``change(record)``: (the tampered "committed" folder, the faithful rerun folder)."""
+    source = paths.ROOT / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl"
+    for name in ("committed", "rerun"):
+        (tmp_path / name / "04_trecqa_ctrn").mkdir(parents=True)
+    lines = [json.loads(line) for line in source.read_text().splitlines()]
+    (tmp_path / "rerun" / "04_trecqa_ctrn" / source.name).write_text(source.read_text())
+    (tmp_path / "committed" / "04_trecqa_ctrn" / source.name).write_text("".join(
+        json.dumps(change(r) if r["method"] == "CTRN" else r) + "\n" for r in lines))
+    return tmp_path / "committed", tmp_path / "rerun"
+
+
+def test_committed_questions_values_changed_under_an_unchanged_value_are_a_move(tmp_path):
+    """Issue 55: with every CTRN record's per_question set to 1.0 (its value kept), a faithful rerun was "identical"
+    (the comparison paired values only), while the claim CTRN > QRNN turned from not shown to confirmed."""
+    committed, again = _tampered(tmp_path, lambda r: {**r, "per_question": [1.0] * len(r["per_question"])})
+    pairs = rerun.compare(committed, again, ["04_trecqa_ctrn"])
+    ctrn = pairs[pairs["method"] == "CTRN"]
+    assert len(ctrn) > 10 and set(ctrn["kind"]) == {"moved"} and (ctrn["rerun - committed"] == 0).all()
+    assert (ctrn["per question moved"] > 0.5).all() and set(pairs[pairs["method"] != "CTRN"]["kind"]) == {"identical"}
+
+
+def test_an_infinite_committed_value_is_never_within_rounding(tmp_path):
+    """Issue 55: a committed value of Infinity was "within float rounding" of the rerun's (inf <= inf)."""
+    committed, again = _tampered(tmp_path, lambda r: {**r, "value": float("inf")})
+    (source,) = (committed / "04_trecqa_ctrn").glob("*.jsonl")
+    assert "Infinity" in source.read_text()
+    pairs = rerun.compare(committed, again, ["04_trecqa_ctrn"])
+    assert set(pairs[pairs["method"] == "CTRN"]["kind"]) == {"moved"}

@@ -2,11 +2,15 @@
 study committed for it (pyserini's regressions are the model: each number with its expected value).
 
 ``reproq run`` writes into its run folder (:func:`reproq.paths.output_dirs`) and ends with :func:`compare` of the
-notebooks it ran or found current there from a run before (a stopped run started again): per notebook, how many records are **identical**, **within float rounding** (at most
-:data:`ROUNDING` apart, relative to the committed value: another order of float sums), **moved** (with the largest
-moves beside the seeds' own spread, which says whether a move matters), **missing** from the rerun, and **new** in
-it. A record is paired with the committed one of the same notebook, file, keys, variant, seeds and data: a number on
-the synthetic stand-in is never paired with a real one. :func:`page` writes it as a Markdown page and an HTML page in
+notebooks it ran or found current there from a run before (a stopped run started again): per notebook, how many
+records are **identical**, **within float rounding** (at most :data:`ROUNDING` apart, relative to the committed value:
+another order of float sums), **moved** (with the largest moves beside the seeds' own spread, which says whether a
+move matters), **missing** from the rerun, and **new** in it. A record is paired with the committed one of the same
+notebook, file, keys, variant, seeds and data: a number on the synthetic stand-in is never paired with a real one.
+What a verdict reads is compared, not the value alone: a record is identical only where its value and each question's
+value (``per_question``, what the paired intervals resample) are, within float rounding only where both are within
+:data:`ROUNDING` and finite (an infinity is never "within rounding" of a number), and moved otherwise (``per question
+moved``: the largest |rerun − committed| of a question). :func:`page` writes it as a Markdown page and an HTML page in
 the run folder.
 """
 
@@ -30,8 +34,9 @@ KINDS = ("identical", "within float rounding", "moved", "missing", "new")
 def _frame(results_dir: Path, folders: list[str]) -> pd.DataFrame:
     records = [r for folder in folders for r in load_records(results_dir, folder)]
     frame = pd.DataFrame([{"where": r.config["where"], "file": r.config["file"], **{k: getattr(r, k) for k in KEYS},
-                           "variant": r.variant, "seeds": tuple(r.seeds), "synthetic": r.synthetic, "value": r.value}
-                          for r in records], columns=[*PAIRED, "value"])
+                           "variant": r.variant, "seeds": tuple(r.seeds), "synthetic": r.synthetic, "value": r.value,
+                           "per_question": tuple(r.per_question)} for r in records],
+                         columns=[*PAIRED, "value", "per_question"])
     frame["nth"] = frame.groupby(PAIRED, dropna=False).cumcount()  # records that share every key pair in order
     return frame
 
@@ -43,12 +48,27 @@ def compare(committed_dir: Path, rerun_dir: Path, folders: list[str]) -> pd.Data
                                                       how="outer", suffixes=(" committed", " rerun"), indicator=True)
     both = both.rename(columns={"value committed": "committed", "value rerun": "rerun"})
     both["rerun - committed"] = both["rerun"] - both["committed"]
-    close = (both["rerun - committed"].abs() <= ROUNDING * np.maximum(1.0, both["committed"].abs())) | (
-        both["committed"].isna() & both["rerun"].isna() & (both["_merge"] == "both"))
-    both["kind"] = np.select([both["_merge"] == "left_only", both["_merge"] == "right_only",
-                              both["rerun"].eq(both["committed"]) | (both["rerun"].isna() & both["committed"].isna()),
-                              close], ["missing", "new", "identical", "within float rounding"], "moved")
-    return both.drop(columns=["_merge", "nth"])
+    gaps = [_question_gap(a, b) for a, b in zip(both["per_question committed"], both["per_question rerun"])]
+    both["per question moved"] = [gap if gap else np.nan for gap in gaps]
+    same = (both["rerun"].eq(both["committed"]) | (both["rerun"].isna() & both["committed"].isna())) & (
+        np.array([gap == 0 for gap in gaps]))
+    finite = np.isfinite(both["committed"].astype(float)) & np.isfinite(both["rerun"].astype(float))
+    close = finite & (both["rerun - committed"].abs() <= ROUNDING * np.maximum(1.0, both["committed"].abs())) & (
+        np.array([gap <= ROUNDING for gap in gaps]))
+    both["kind"] = np.select([both["_merge"] == "left_only", both["_merge"] == "right_only", same, close],
+                             ["missing", "new", "identical", "within float rounding"], "moved")
+    return both.drop(columns=["_merge", "nth", "per_question committed", "per_question rerun"])
+
+
+def _question_gap(committed, rerun) -> float:
+    """The largest |rerun − committed| of one question's value (0 where both hold the same; inf where their questions
+    differ in number or a value is not finite); 0 where a side is missing (the record is, which says so)."""
+    if not isinstance(committed, tuple) or not isinstance(rerun, tuple) or committed == rerun:
+        return 0.0
+    a, b = np.asarray(committed, dtype=float), np.asarray(rerun, dtype=float)
+    if a.shape != b.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return float("inf")
+    return float(np.abs(b - a).max())
 
 
 def counts(pairs: pd.DataFrame) -> pd.DataFrame:
