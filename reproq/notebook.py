@@ -5,16 +5,20 @@ name and parameters; the :class:`Setup` it gets holds the profile (and the profi
 the seeds (the notebook's ``SEEDS``, else the section's), the folder its runs checkpoint into, and the
 :class:`~reproq.results.Outputs` through which it writes its tables, records and figures, with the parameters that made
 them. The stand-in's :class:`~reproq.corpora.SyntheticDataWarning` is silenced: every notebook shows a louder banner
-(:func:`reproq.results.banner`) where the stand-in is used.
+(:func:`reproq.results.banner`) where the stand-in is used. Its outputs read like a paper's (:func:`as_read`).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
+
+import numpy as np
+import pandas as pd
 
 from reproq import papers, paths, profiles, run_settings
 from reproq.corpora import SyntheticDataWarning
@@ -65,6 +69,7 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
     ([1], 'askubuntu', {'SEEDS': [1], 'DATA_SEED': 0})
     """
     warnings.simplefilter("ignore", SyntheticDataWarning)  # the notebook's banner says it louder
+    as_read()
     if said := run_settings.the_studys():  # a notebook opened in JupyterLab runs at the study's thread count too
         print(said, file=sys.stderr)
     chosen = papers.profile(profile)
@@ -76,3 +81,39 @@ def setup(notebook: str, *, profile: str, device: str = "auto", seeds: Sequence[
     folder = paths.build_dir() / "checkpoints" / checkpoints if checkpoints else paths.build_dir() / "checkpoints"
     out = Outputs(notebook, profile=profile, device=device, parameters={"SEEDS": seeds, **parameters})
     return Setup(chosen, part, seeds, folder, out)
+
+
+def number(x: float) -> str:
+    """A float as the study's tables print it: four decimals, a whole number without any, no minus sign on a zero,
+    a missing value blank.
+
+    >>> [number(x) for x in (0.70312977, 20000.0, -0.0, float("nan"), 1e20)]
+    ['0.7031', '20000', '0', '', '1e+20']
+    """
+    if math.isnan(x):
+        return ""
+    x += 0.0  # -0.0 is 0
+    if x.is_integer() and abs(x) < 1e15:
+        return f"{x:.0f}"
+    return f"{x:.4f}" if math.isfinite(x) and abs(x) < 1e15 else f"{x:g}"
+
+
+def as_read(shell=None) -> None:
+    """Make the outputs of the running notebook (``shell``, default: IPython's, none outside a kernel) read like a
+    paper's: a table's numbers at :func:`number`'s precision with a missing value blank (not ``NaN``), a float at
+    the same precision wherever it is shown, a path as the file it names (not ``PosixPath(...)``)."""
+    if shell is None:
+        from IPython import get_ipython  # a notebook's kernel; none in a plain process
+
+        shell = get_ipython()
+    if shell is None:
+        return
+    html, plain = (shell.display_formatter.formatters[kind] for kind in ("text/html", "text/plain"))
+    html.for_type(pd.DataFrame, lambda table: table.to_html(na_rep="", float_format=number, max_rows=60))
+    plain.for_type(pd.DataFrame, lambda table, p, cycle: p.text(
+        table.to_string(na_rep="", float_format=number, max_rows=60)))
+    plain.for_type(pd.Series, lambda series, p, cycle: p.text(
+        series.to_string(na_rep="", float_format=number, max_rows=60)))
+    for kind in (float, np.float64, np.float32):  # numpy's floats have a repr of their own, found before float's
+        plain.for_type(kind, lambda x, p, cycle: p.text(number(float(x)) or "nan"))
+    plain.for_type(PurePath, lambda path, p, cycle: p.text(str(path)))
