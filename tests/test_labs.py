@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reproq import paths
-from reproq.labs import course
+from reproq.labs import apart, course
 
 pytestmark = pytest.mark.slow
 LABS = course.labs()
@@ -167,7 +167,9 @@ def test_a_submission_that_calls_reproqs_own_implementation_scores_nothing_for_i
     submission = tmp_path / "gamer.ipynb"
     submission.write_text(_wrong(lab, (cell, block, body)))
     grade = course.autograde(released[0], lab, submission)
-    assert check in grade.failures and "calls reproq's own" in grade.failures[check], grade.failures
+    # graded apart (lab 1), the import is refused before it runs; in the student's kernel, the call is refused
+    said = "imports reproq" if lab in apart.ALLOWED else "calls reproq's own"
+    assert check in grade.failures and said in grade.failures[check], grade.failures
     assert "write it yourself" in grade.failures[check]
     honest = course.autograde(released[0], lab, paths.LABS_DIR / lab / f"{lab}.ipynb", student="honest")
     assert grade.score <= honest.score - 1  # the check's points are lost, the rest kept
@@ -250,3 +252,101 @@ def test_the_wheel_holds_every_file_the_package_reads_and_runs_without_the_check
     fetched = run("data", "fetch", "askubuntu")
     assert "verified  askubuntu/dev.txt" in fetched.stdout and "Traceback" not in fetched.stderr, fetched.stderr[-2000:]
     assert (tmp_path / "data" / "askubuntu" / "dev.txt").is_file()
+
+
+def _appended(text: str, cell_id: str, code: str) -> str:
+    """A submission (JSON text) with ``code`` added at the end of its solution cell ``cell_id``."""
+    notebook = json.loads(text)
+    cell = next(c for c in notebook["cells"] if c["metadata"]["nbgrader"]["grade_id"] == cell_id)
+    cell["source"] = "".join(cell["source"]) + "\n\n" + code + "\n"
+    return json.dumps(notebook)
+
+
+# lab 1's shortcuts that scored 9/9 before grading apart (issue 54): name -> (the submission, the checks it must lose:
+# the shortcut function's, and evaluate's and the BM25 row's, whose numbers come through it)
+THROUGH = {"check_evaluate", "check_bm25_row"}
+AP_BY = "return float(ap(ranked, -np.arange(len(ranked))))"
+SHORTCUTS = {
+    "scikit-learn inside the function": (
+        ("metrics", 0, "from sklearn.metrics import average_precision_score as ap\n" + AP_BY),
+        {"check_average_precision", *THROUGH}),
+    "reproq's module loaded afresh from its file": (
+        ("metrics", 0, "import importlib.util\nimport reproq\n"
+                       "spec = importlib.util.spec_from_file_location('m', reproq.__path__[0] + '/metrics.py')\n"
+                       "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+                       "ap = module.average_precision_score\n" + AP_BY), {"check_average_precision", *THROUGH}),
+    "inspect.getsource, then exec": (
+        ("metrics", 0, "import inspect\nfrom reproq import metrics\nfound = {}\n"
+                       "exec(inspect.getsource(metrics), found)\nap = found['average_precision_score']\n" + AP_BY),
+        {"check_average_precision", *THROUGH}),
+    "a table of the checks' inputs and answers": (
+        ("metrics", 0, "table = {(1, 0, 1, 0): (1 + 2 / 3) / 2}\nreturn table[tuple(int(x) for x in ranked)]"),
+        {"check_average_precision", *THROUGH}),
+}
+APPENDED = {
+    "reproq's function captured in a default argument": (
+        "metrics", "from reproq import metrics as captured\n\n\n"
+                   "def reciprocal_rank(ranked, score=captured.reciprocal_rank_score):\n"
+                   "    return score(ranked, -np.arange(len(ranked)))", {"check_reciprocal_rank", *THROUGH}),
+    "the checks replaced, and a float whose == is always true": (
+        "evaluate", "class Always(float):\n    def __eq__(self, other):\n        return True\n\n\n"
+                    "checks.check_evaluate = checks.check_bm25_row = checks.expect = lambda *a, **k: None\n\n\n"
+                    "def evaluate(queries):\n    return {name: Always(0.0) for name in ('MAP', 'MRR', 'P@1', 'P@5')}",
+        {"check_evaluate", "check_bm25_row"}),
+}
+
+
+def _lab1_apart(text: str) -> dict[str, str | None]:
+    import nbformat
+
+    cells = nbformat.reads(text, as_version=4).cells
+    graded = apart.grade(cells, apart.ALLOWED["lab1_metrics"])
+    return {cells[i].metadata.nbgrader.grade_id: error for i, error in graded.items()}
+
+
+@pytest.mark.parametrize("shortcut", [*SHORTCUTS, *APPENDED])
+def test_each_shortcut_loses_the_checks_it_shortcuts_and_only_those(shortcut, real_data):
+    """Issue 54: graded apart from the student's kernel (reproq.labs.apart), every shortcut that scored 9/9 on lab 1
+    fails the checks it takes a short cut on, with a message naming the line; the student's other work keeps its
+    marks."""
+    real_data("askubuntu", "test.txt")
+    lab = "lab1_metrics"
+    if shortcut in SHORTCUTS:
+        change, lost = SHORTCUTS[shortcut]
+        text = _wrong(lab, change)
+    else:
+        cell, code, lost = APPENDED[shortcut]
+        text = _appended((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(), cell, code)
+    outcome = _lab1_apart(text)
+    failed = {check for check, error in outcome.items() if error}
+    assert failed == lost, outcome
+
+
+def test_grading_apart_keeps_honest_marks_whatever_the_student_prints_or_warns(real_data):
+    real_data("askubuntu", "test.txt")
+    lab = "lab1_metrics"
+    source = (paths.LABS_DIR / lab / f"{lab}.ipynb").read_text()
+    assert set(_lab1_apart(source).values()) == {None}  # the instructor's solution passes every check apart
+    noisy = _wrong(lab, ("metrics", 0, "print('working', np.float64(1.0) / np.float64(0.0))  # a RuntimeWarning\n"
+                                       "ranked = np.asarray(ranked)\nhits = np.flatnonzero(ranked)\n"
+                                       "return float(np.mean([(i + 1) / (r + 1) for i, r in enumerate(hits)]))"))
+    assert set(_lab1_apart(noisy).values()) == {None}
+    bob = _lab1_apart(_wrong(lab))  # ties in favour of positives: rank (its mistake named) and evaluate through it
+    assert {c for c, e in bob.items() if e} <= {"check_rank", *THROUGH} and "positives come first" in bob["check_rank"]
+
+
+def test_a_shortcut_graded_by_nbgrader_scores_only_the_students_own_work(released, tmp_path):
+    """Through the course's nbgrader settings: the submission that replaced the checks and returned an always-equal
+    float scored 9/9 in its own kernel; graded apart it loses evaluate's 2 points and the BM25 row's 2, keeps the
+    rest, and nothing of a hidden test is in the graded cells' outputs."""
+    lab = "lab1_metrics"
+    cell, code, lost = APPENDED["the checks replaced, and a float whose == is always true"]
+    submission = tmp_path / "gamer.ipynb"
+    submission.write_text(_appended((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(), cell, code))
+    grade = course.autograde(released[0], lab, submission)
+    assert set(grade.failures) == lost and grade.score == grade.max_score - 4, grade
+    graded = json.loads((released[0] / "autograded" / "gamer" / lab / f"{lab}.ipynb").read_text())
+    hidden = [line for c in json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())["cells"]
+              for line in _hidden_lines("".join(c["source"]))]
+    shown = json.dumps([c.get("outputs", []) for c in graded["cells"]])
+    assert hidden and not [line for line in hidden if line.split(",")[0] in shown]

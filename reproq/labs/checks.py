@@ -97,8 +97,21 @@ def expect(got, expected, what: str, mistakes: dict[str, object] = (), tol: floa
 
 # --- Lab 1: MAP, MRR and P@k under Lei et al.'s protocol ---------------------------------------------------------
 
+def _queries(rng: np.random.Generator | None, n: int = 30) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n`` queries drawn afresh at each grading (``rng`` None): 2 to 20 candidates, each query with a positive,
+    scores in halves from -2 to 2 so that ties are common. Fresh inputs: no table of answers can pass a check."""
+    rng = rng or np.random.default_rng()
+    queries = []
+    for _ in range(n):
+        size = int(rng.integers(2, 21))
+        labels = rng.integers(0, 2, size)
+        labels[rng.integers(0, size)] = 1
+        queries.append((labels, rng.integers(-4, 5, size) / 2))
+    return queries
+
+
 @asks("reproq.metrics")
-def check_rank(rank) -> None:
+def check_rank(rank, rng: np.random.Generator | None = None) -> None:
     """``rank(labels, scores)`` -> the labels in rank order: score descending, ties in candidate order."""
     labels, scores = np.array([0, 1, 0, 1, 0]), np.array([0.5, 0.9, 0.5, 0.5, 0.1])
     expect(rank(labels, scores), [1, 0, 0, 1, 0], "rank([0, 1, 0, 1, 0], [0.5, 0.9, 0.5, 0.5, 0.1])", {
@@ -107,40 +120,48 @@ def check_rank(rank) -> None:
         "own order for ties (a stable sort, np.argsort(-scores, kind='stable'))": [1, 1, 0, 0, 0],
         "ties come in reverse candidate order: keep the candidates' own order for ties (a stable sort, "
         "np.argsort(-scores, kind='stable'))": [1, 0, 1, 0, 0]})
+    for labels, scores in _queries(rng):
+        expect(rank(labels, scores), metrics._ranked(labels, scores), f"rank({labels.tolist()}, {scores.tolist()})")
 
 
 @asks("reproq.metrics")
-def check_average_precision(average_precision) -> None:
+def check_average_precision(average_precision, rng: np.random.Generator | None = None) -> None:
     """``average_precision(ranked_labels)`` for one query with at least one positive."""
     expect(average_precision([1, 0, 1, 0]), (1 + 2 / 3) / 2, "average_precision([1, 0, 1, 0])", {
         "divided by the number of candidates: AP averages the precision at each positive over the positives":
             (1 + 2 / 3) / 4,
         "that is the precision at the last positive alone: average the precision at every positive": 2 / 3})
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        y = rng.integers(0, 2, 12)
-        y[rng.integers(0, 12)] = 1
-        expect(average_precision(y), metrics.average_precision_score(y, -np.arange(12.0)),
-               f"average_precision({y.tolist()})")
+    for labels, scores in _queries(rng):
+        ranked = metrics._ranked(labels, scores)
+        expect(average_precision(ranked), metrics.average_precision_score(labels, scores),
+               f"average_precision({ranked.tolist()})")
 
 
 @asks("reproq.metrics")
-def check_reciprocal_rank(reciprocal_rank) -> None:
+def check_reciprocal_rank(reciprocal_rank, rng: np.random.Generator | None = None) -> None:
     expect(reciprocal_rank([0, 0, 1, 1]), 1 / 3, "reciprocal_rank([0, 0, 1, 1])", {
         "ranks are counted from 0 here: the first candidate has rank 1": 1 / 2,
         "that is the last positive: MRR uses the first": 1 / 4})
+    for labels, scores in _queries(rng):
+        ranked = metrics._ranked(labels, scores)
+        expect(reciprocal_rank(ranked), metrics.reciprocal_rank_score(labels, scores),
+               f"reciprocal_rank({ranked.tolist()})")
 
 
 @asks("reproq.metrics")
-def check_precision_at_k(precision_at_k) -> None:
+def check_precision_at_k(precision_at_k, rng: np.random.Generator | None = None) -> None:
     expect(precision_at_k([1, 0, 1, 0, 0, 1], 5), 2 / 5, "precision_at_k([1, 0, 1, 0, 0, 1], k=5)", {
         "divided by the number of positives: P@k is the positive share of the top k": 2 / 3,
         "divided by the number of candidates instead of k": 2 / 6,
         "the top k + 1 were counted (an off-by-one in the slice)": 3 / 6})
+    for (labels, scores), k in zip(_queries(rng), [1, 5, 3, 10, 25] * 6):
+        ranked = metrics._ranked(labels, scores)
+        expect(precision_at_k(ranked, k), metrics.precision_at_k_score(labels, scores, k=k),
+               f"precision_at_k({ranked.tolist()}, k={k})")
 
 
 @asks("reproq.metrics")
-def check_evaluate(evaluate) -> None:
+def check_evaluate(evaluate, rng: np.random.Generator | None = None) -> None:
     """``evaluate(queries)`` -> {"MAP", "MRR", "P@1", "P@5"} over (labels, scores) pairs, Lei et al.'s protocol."""
     queries = [([0, 1, 0, 0, 1, 0], [3, 2, 1, 0, 5, 4]), ([1, 0, 0, 0, 0, 0], [1, 2, 3, 4, 5, 6]),
                ([0, 0, 0, 0, 0, 0], [6, 5, 4, 3, 2, 1])]
@@ -150,6 +171,10 @@ def check_evaluate(evaluate) -> None:
         expect(got[name], right[name], f"evaluate(...)[{name!r}]", {
             "the query without a positive counts here (as 0): Lei et al.'s protocol leaves such queries out "
             "(AskUbuntu dev: 189 of 200 queries remain)": right[name] * 2 / 3})
+    queries = _queries(rng, 20) + [(np.zeros(5, dtype=int), np.arange(5.0))]  # the last one without a positive
+    got, right = evaluate(queries), metrics.question_retrieval_scores(*zip(*queries), ks=(1, 5))
+    for name in ("MAP", "MRR", "P@1", "P@5"):
+        expect(got[name], right[name], f"evaluate(...)[{name!r}] over 21 fresh queries")
 
 
 def check_bm25_row(scores: dict, paper: dict) -> None:

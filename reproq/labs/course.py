@@ -31,6 +31,13 @@ def labs() -> list[str]:
 # the course's nbgrader settings, here and in the ``nbgrader_config.py`` an instructor's own nbgrader commands read
 SETTINGS = {"CourseDirectory": {"course_id": "reproq"},
             "ExecutePreprocessor": {"timeout": 600},  # seconds per cell: a lab trains a small model
+            # each graded cell graded again apart from the student's kernel, after it ran: reproq.labs.apart
+            "Autograde": {"autograde_preprocessors": [
+                "nbgrader.preprocessors.Execute", "nbgrader.preprocessors.IgnorePattern",
+                "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
+                "reproq.labs.apart.GradedApart",
+                *(f"nbgrader.preprocessors.{name}" for name in ("SaveAutoGrades", "AssignLatePenalties",
+                                                                "CheckCellMetadata"))]},
             # a student's feedback without the hidden tests (nbgrader's default shows them): reproq.labs.feedback
             "GenerateFeedback": {"preprocessors": ["nbgrader.preprocessors.GetGrades",
                                                    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
