@@ -105,6 +105,11 @@ def test_save_table_writes_csv_and_captioned_markdown(tmp_path, monkeypatch):
     path = Outputs("01_demo", profile="cpu").save_table(table, "t2", synthetic=True, caption="Lei Table 2.")
     assert path.name == "t2__synthetic.csv"
     assert path.with_suffix(".md").read_text().startswith("SYNTHETIC DATA, not a reproduction. Lei Table 2.")
+    # a column of each query's values is no table cell (notebook 01's grid wrote 2,000-character cells of tuples)
+    with pytest.raises(ValueError, match="per_query"):
+        Outputs("01_demo", profile="cpu").save_table(table.assign(per_query=[{"MAP": (1.0, 0.5)}] * len(table)),
+                                                     "t3", synthetic=True)
+    assert not list(path.parent.glob("t3*"))
 
 
 def test_provenance_resolves_the_device_and_stamps_every_record():

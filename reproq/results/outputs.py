@@ -86,7 +86,12 @@ class Outputs:
     def save_table(self, table: pd.DataFrame, name: str, *, synthetic: bool, caption: str = "",
                    markdown: pd.DataFrame | None = None) -> Path:
         """Write a table as CSV (``<name>.csv``, long form) and Markdown (``<name>.md``, with its caption; the
-        ``markdown`` layout when given, e.g. the paper's shape)."""
+        ``markdown`` layout when given, e.g. the paper's shape). A column of containers (each query's values, a
+        configuration) is refused: a table's cell is one value."""
+        nested = [c for c in table.columns if table[c].map(lambda v: isinstance(v, dict | list | tuple | set)).any()]
+        if nested:
+            raise ValueError(f"table {name!r}: column(s) {nested} hold containers, not one value a cell: drop them "
+                             "from the table (records keep each query's values) or summarise them")
         stem = self._stem(name, synthetic)
         path = self.results_dir / f"{stem}.csv"
         write_text(path, table.to_csv(index=False))
