@@ -34,6 +34,8 @@
                                                 instructor's source under build/labs/ (nbgrader)
     reproq labs --autograde LAB NOTEBOOK [--student ID]
                                                 autograde a submitted notebook; prints its points and failed checks
+    reproq labs --autograde LAB FOLDER          the same for each <student>/LAB.ipynb in FOLDER; any other file
+                                                there is skipped in one line
 
 Errors about data, parameters or notebooks are printed as one message, never as a traceback (exit 2; a
 failed notebook 1; Ctrl-C 130).
@@ -307,12 +309,24 @@ def _labs(args) -> int:
 
     out = Path(args.out or paths.build_dir() / "labs")
     if args.autograde:
-        lab, submission = args.autograde
-        grade = course.autograde(out, lab, Path(submission), student=args.student)
-        print(f"{lab}: {grade.score:g} of {grade.max_score:g} points")
-        for check, message in grade.failures.items():
-            print(f"  {check}: {message}")
-        return 0
+        lab, given = course.known(args.autograde[0]), Path(args.autograde[1])
+        if given.is_dir():
+            found, skipped = course.submissions(lab, given)
+            for line in skipped:
+                print(line, file=sys.stderr)
+        else:
+            found, skipped = {args.student or given.stem: given}, []
+        for student, submission in found.items():
+            try:
+                grade = course.autograde(out, lab, submission, student=student)
+            except course.NotASubmission as refused:
+                print(refused, file=sys.stderr)
+                skipped.append(str(refused))
+                continue
+            print(f"{student}, {lab}: {grade.score:g} of {grade.max_score:g} points")
+            for check, message in grade.failures.items():
+                print(f"  {check}: {message}")
+        return 1 if skipped and not given.is_dir() else 0
     for lab, notebook in course.release(out, args.only or None).items():
         print(f"{lab}: student release {notebook}, instructor's source {out / 'source' / lab}")
     return 0
@@ -448,7 +462,8 @@ def build_parser() -> argparse.ArgumentParser:
     labs_command.add_argument("--out", default=None, metavar="DIR", help="the course directory (default build/labs)")
     labs_command.add_argument("--only", nargs="+", default=[], metavar="LAB", help="e.g. lab1_metrics")
     labs_command.add_argument("--autograde", nargs=2, metavar=("LAB", "NOTEBOOK"),
-                              help="grade a student's notebook of LAB in a course released before")
+                              help="grade a student's notebook of LAB in a course released before, or each "
+                                   "<student>/LAB.ipynb of a folder (any other file is skipped, in one line)")
     labs_command.add_argument("--student", default=None,
                               help="the student's id for --autograde (default: the notebook's file name, alice.ipynb: "
                                    "alice)")

@@ -350,3 +350,38 @@ def test_a_shortcut_graded_by_nbgrader_scores_only_the_students_own_work(release
               for line in _hidden_lines("".join(c["source"]))]
     shown = json.dumps([c.get("outputs", []) for c in graded["cells"]])
     assert hidden and not [line for line in hidden if line.split(",")[0] in shown]
+
+
+def test_a_folder_of_returned_work_grades_only_students_and_a_broken_notebook_scores_0_with_why(released, tmp_path,
+                                                                                                  capsys):
+    """Issue 54: a returned feedback notebook in the folder became a student, a broken or other lab's notebook was a
+    63-line traceback and still added with 0."""
+    from reproq import cli
+
+    lab = "lab1_metrics"
+    folder = tmp_path / "returned"
+    for student, text in {"ada": (paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(),
+                          "cy": '{"cells": [ not json', "dee": (paths.LABS_DIR / "lab5_cbow" / "lab5_cbow.ipynb")
+                          .read_text()}.items():
+        (folder / student).mkdir(parents=True)
+        (folder / student / f"{lab}.ipynb").write_text(text)
+    (folder / "ada" / f"{lab}_feedback.ipynb").write_text((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())
+    (folder / "ada" / ".ipynb_checkpoints").mkdir()
+    (folder / "ada" / ".ipynb_checkpoints" / f"{lab}-checkpoint.ipynb").write_text("{}")
+    (folder / "notes.txt").write_text("not a notebook")
+    assert cli.main(["labs", "--out", str(released[0]), "--autograde", lab, str(folder)]) == 0
+    out, err = capsys.readouterr()
+    assert "ada, lab1_metrics: 9 of 9 points" in out
+    assert "cy, lab1_metrics: 0 of 9 points" in out and "is not a notebook that Jupyter can open" in out
+    skipped = err.strip().splitlines()
+    assert len(skipped) == 3 and "Traceback" not in err, err
+    assert any(f"{lab}_feedback.ipynb" in line for line in skipped) and any("notes.txt" in line for line in skipped)
+    assert any("dee" in line and "not a notebook of lab1_metrics's release" in line for line in skipped)
+    assert not [p.name for p in (released[0] / "submitted").iterdir() if p.name in (f"{lab}_feedback", "dee")]
+    graded = json.loads((released[0] / "autograded" / "cy" / lab / f"{lab}.ipynb").read_text())
+    assert "could not be graded" in "".join(graded["cells"][0]["source"])
+    # one notebook of another lab, given by name: one line, exit 1, no student added
+    assert cli.main(["labs", "--out", str(released[0]), "--autograde", lab,
+                     str(paths.LABS_DIR / "lab2_max_margin" / "lab2_max_margin.ipynb")]) == 1
+    assert "not a notebook of lab1_metrics's release" in capsys.readouterr().err
+    assert not (released[0] / "submitted" / "lab2_max_margin").exists()

@@ -20,6 +20,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
+
 from reproq import atomic, paths
 
 
@@ -105,19 +107,59 @@ def known(lab: str) -> str:
     return lab
 
 
+class NotASubmission(ValueError):
+    """A file that is not a notebook of the lab's release: skipped, in one line naming it."""
+
+
+def _cell_ids(notebook: dict) -> set[str]:
+    return {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in notebook.get("cells", [])
+            if isinstance(c, dict)} - {None}
+
+
+def unreadable(lab: str, submission: Path) -> str | None:
+    """Why ``submission`` cannot be graded as a notebook (not JSON, not a notebook), or None. A notebook of another
+    lab, or of no lab, is :class:`NotASubmission`."""
+    try:
+        notebook = json.loads(Path(submission).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return f"{Path(submission).name} is not a notebook that Jupyter can open ({type(error).__name__}: {error})"
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        return f"{Path(submission).name} is JSON but not a notebook (no list of cells)"
+    ids, own = _cell_ids(notebook), _cell_ids(json.loads((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text()))
+    if not ids & own or ids - own:
+        raise NotASubmission(f"{submission}: not a notebook of {lab}'s release (its graded cells are not {lab}'s): "
+                             "skipped")
+    return None
+
+
+def _unread_stand_in(course: Path, lab: str, why: str) -> str:
+    """The student release of ``lab`` with ``why`` at its top: what an unreadable submission is graded as (every
+    check fails on the release's empty cells: 0 points), so that its feedback says why."""
+    notebook = json.loads((course / "release" / lab / f"{lab}.ipynb").read_text())
+    notebook["cells"].insert(0, nbformat.v4.new_markdown_cell(
+        f"**This submission could not be graded: {why}.** It scores 0. Hand in `{lab}.ipynb` as the release "
+        "names it, saved from Jupyter."))
+    return json.dumps(notebook)
+
+
 def autograde(course: Path, lab: str, submission: Path, *, student: str | None = None) -> Grade:
     """Grade ``submission`` (a notebook of ``lab``) as ``student``'s (default: the submission's file name,
-    ``alice.ipynb`` -> ``alice``), in a course built by :func:`release`."""
+    ``alice.ipynb`` -> ``alice``), in a course built by :func:`release`. A notebook of another lab, or of none, is
+    :class:`NotASubmission`; one that is not a notebook at all scores 0 with the reason in its feedback."""
     from nbgrader.api import Gradebook
 
     known(lab)
     if not Path(submission).is_file():
         raise ValueError(f"{submission}: no such notebook to grade")
+    why = unreadable(lab, submission)
     student = student or Path(submission).stem
     course = Path(course)
     target = course / "submitted" / student / lab / f"{lab}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(submission, target)
+    if why:
+        atomic.write_text(target, _unread_stand_in(course, lab, why))
+    else:
+        shutil.copyfile(submission, target)
     with warnings.catch_warnings():
         # nbgrader's gradebook adds a new submission in a way SQLAlchemy warns about ("Object of type
         # <SubmittedAssignment> not in session"), three times a grading; harmless: the submission is saved
@@ -133,4 +175,20 @@ def autograde(course: Path, lab: str, submission: Path, *, student: str | None =
         errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         if grade_id and errors:
             failures[grade_id] = f"{errors[0]['ename']}: {errors[0]['evalue']}"
-    return Grade(score, max_score, failures)
+    return Grade(score, max_score, {"submission": why, **failures} if why else failures)
+
+
+def submissions(lab: str, folder: Path) -> tuple[dict[str, Path], list[str]]:
+    """A folder of returned work: each student's ``<student>/<lab>.ipynb`` (or nbgrader's
+    ``<student>/<lab>/<lab>.ipynb``) by student, and a line for every other file in it, which is skipped."""
+    found, skipped = {}, []
+    for path in sorted(Path(folder).rglob("*")):
+        parts = path.relative_to(folder).parts
+        if not path.is_file() or any(p.startswith(".") for p in parts):  # .ipynb_checkpoints, .DS_Store
+            continue
+        layout = parts[1:] in ((f"{lab}.ipynb",), (lab, f"{lab}.ipynb"))
+        if layout and parts[0] not in found:
+            found[parts[0]] = path
+        else:
+            skipped.append(f"skipped {path}: not a submission of {lab} (one is <student>/{lab}.ipynb)")
+    return found, skipped
