@@ -296,11 +296,11 @@ APPENDED = {
 }
 
 
-def _lab1_apart(text: str) -> dict[str, str | None]:
+def _lab1_apart(text: str, lab: str = "lab1_metrics") -> dict[str, str | None]:
     import nbformat
 
     cells = nbformat.reads(text, as_version=4).cells
-    graded = apart.grade(cells, apart.ALLOWED["lab1_metrics"])
+    graded = apart.grade(cells, apart.ALLOWED[lab])
     return {cells[i].metadata.nbgrader.grade_id: error for i, error in graded.items()}
 
 
@@ -385,3 +385,17 @@ def test_a_folder_of_returned_work_grades_only_students_and_a_broken_notebook_sc
                      str(paths.LABS_DIR / "lab2_max_margin" / "lab2_max_margin.ipynb")]) == 1
     assert "not a notebook of lab1_metrics's release" in capsys.readouterr().err
     assert not (released[0] / "submitted" / "lab2_max_margin").exists()
+
+
+def test_the_torch_labs_are_graded_apart_too(real_data):
+    """Labs 3-5 run their solution cells apart with torch: the source passes, a call of reproq's own loses its
+    check, the known mistake is still named (lab 2 trains with the student's loss and stays in its kernel)."""
+    assert sorted(apart.ALLOWED) == ["lab1_metrics", "lab3_rcnn", "lab4_ctrn", "lab5_cbow"]
+    lab = "lab3_rcnn"
+    assert set(_lab1_apart((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(), lab).values()) == {None}
+    shortcut = _lab1_apart(_wrong(lab, ("params", 0, "from reproq.models.rcnn import RCNN, RCNNConfig\n"
+                                                     "model = RCNN(RCNNConfig(input_dim=E, hidden_dim=d, order=n))\n"
+                                                     "return sum(p.numel() for p in model.parameters())")), lab)
+    assert shortcut["check_step"] is None and "imports reproq" in shortcut["check_params"]
+    wrong = _lab1_apart(_wrong(lab), lab)
+    assert wrong["check_params"] is None and "are swapped" in wrong["check_step"]

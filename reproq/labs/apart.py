@@ -31,12 +31,13 @@ import contextlib
 import io
 import json
 import os
+import re
 import select
 import subprocess
 import sys
 import tempfile
 import time
-from importlib import util
+from importlib import metadata, util
 from pathlib import Path
 
 import nbformat
@@ -47,7 +48,8 @@ from reproq.labs.student_process import WITHHELD, decode, encode
 
 # lab -> the modules its solution cells may import, and nothing else (a lab not named here is graded in the
 # student's kernel only)
-ALLOWED = {"lab1_metrics": ("math", "numpy")}
+ALLOWED = {"lab1_metrics": ("math", "numpy"), "lab3_rcnn": ("math", "numpy", "torch"),
+           "lab4_ctrn": ("math", "numpy", "torch"), "lab5_cbow": ("math", "numpy", "torch")}
 CALL_SECONDS = 120  # the longest one call of a student's function may take
 
 
@@ -100,17 +102,43 @@ def statements(cells: list[tuple[str, str]], allowed: tuple[str, ...]) -> list[d
     return out
 
 
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _required(distribution: str, found: set[str]) -> set[str]:
+    """``distribution`` and every distribution it requires (not an extra's), recursively, as installed here."""
+    if _normal(distribution) in found:
+        return found
+    try:
+        requires = metadata.distribution(distribution).requires or []
+    except metadata.PackageNotFoundError:
+        return found
+    found.add(_normal(distribution))
+    for requirement in requires:
+        if "extra ==" not in requirement:
+            _required(re.match(r"[A-Za-z0-9_.\-]+", requirement)[0], found)
+    return found
+
+
 def packages(allowed: tuple[str, ...], folder: Path) -> Path:
-    """``folder`` holding a link to each allowed package that is not in the standard library (with the folders its
-    distribution ships beside it, as ``numpy.libs``): the student's process finds those and nothing else."""
+    """``folder`` holding a link to each allowed package that is not in the standard library and to what it needs to
+    import (torch's sympy, jinja2, ...), with what their distributions ship beside them (``numpy.libs``): the
+    student's process finds those and nothing else (no reproq, no scikit-learn)."""
+    tops, wanted = metadata.packages_distributions(), set()
     for name in allowed:
-        if name in sys.stdlib_module_names:
+        if name not in sys.stdlib_module_names:
+            for distribution in tops.get(name, [name]):
+                _required(distribution, wanted)
+    for top, distributions in tops.items():
+        spec = util.find_spec(top) if any(_normal(d) in wanted for d in distributions) else None
+        if spec is None or not (spec.submodule_search_locations or spec.has_location):
             continue
-        spec = util.find_spec(name)
         where = Path(spec.submodule_search_locations[0] if spec.submodule_search_locations else spec.origin)
         for entry in where.parent.iterdir():
-            if entry.name == where.name or entry.name.startswith(f"{name}.") or entry.name.startswith(f"{name}-"):
-                (folder / entry.name).symlink_to(entry)
+            if entry.name == where.name or entry.name.startswith(f"{where.name}.") and entry.is_dir():
+                with contextlib.suppress(FileExistsError):
+                    (folder / entry.name).symlink_to(entry)
     return folder
 
 
@@ -155,7 +183,8 @@ class StudentProcess:
             raise AssertionError(f"{name} raised {answer['error']}")
         import numpy as np
 
-        return decode(answer["value"], np)  # plain numbers and arrays, never an object of the student's
+        # plain numbers, arrays and tensors, never an object of the student's
+        return decode(answer["value"], np, sys.modules.get("torch"))
 
     def remote(self, name: str):
         def call(*args):

@@ -18,19 +18,21 @@ WITHHELD = ("__import__", "breakpoint", "compile", "delattr", "eval", "exec", "g
             "locals", "memoryview", "open", "setattr", "vars")
 
 
-def decode(value, numpy=None):
+def decode(value, numpy=None, torch=None):
     """A JSON value as :func:`encode` wrote it: ``{"ndarray": [...], "dtype": "float64"}`` a NumPy array (of numbers
-    only: another dtype reads as float64), lists and dicts item by item, the rest as it is."""
-    if isinstance(value, dict) and set(value) == {"ndarray", "dtype"} and numpy is not None:
+    only: another dtype reads as float64), a tensor where it was one and torch is given, lists and dicts item by item,
+    the rest as it is."""
+    if isinstance(value, dict) and {"ndarray", "dtype"} <= set(value) <= {"ndarray", "dtype", "tensor"} and numpy:
         try:
             dtype = numpy.dtype(value["dtype"]) if numpy.dtype(value["dtype"]).kind in "biuf" else float
         except TypeError:
             dtype = float
-        return numpy.asarray(value["ndarray"], dtype=dtype)
+        array = numpy.asarray(value["ndarray"], dtype=dtype)
+        return torch.from_numpy(array) if value.get("tensor") and torch else array
     if isinstance(value, dict):
-        return {k: decode(v, numpy) for k, v in value.items()}
+        return {k: decode(v, numpy, torch) for k, v in value.items()}
     if isinstance(value, list):
-        return [decode(v, numpy) for v in value]
+        return [decode(v, numpy, torch) for v in value]
     return value
 
 
@@ -47,11 +49,14 @@ def encode(value, depth=0):
     if isinstance(value, float):
         return float(value)
     kind = type(value).__module__.split(".")[0]
-    if kind == "torch" and hasattr(value, "detach"):
+    tensor = kind == "torch" and hasattr(value, "detach")
+    if tensor:
         value, kind = value.detach().cpu().numpy(), "numpy"
     if kind == "numpy" and hasattr(value, "tolist"):
         plain = value.tolist()
-        return {"ndarray": _plain(plain), "dtype": str(value.dtype)} if isinstance(plain, list) else _plain(plain)
+        if not isinstance(plain, list):
+            return _plain(plain)
+        return {"ndarray": _plain(plain), "dtype": str(value.dtype), **({"tensor": True} if tensor else {})}
     if isinstance(value, list | tuple):
         return [encode(v, depth + 1) for v in value]
     if isinstance(value, dict):
@@ -98,7 +103,7 @@ def main():
     allowed = set(request["allowed"])
     for name in allowed:
         __import__(name)
-    numpy = sys.modules.get("numpy")
+    numpy, torch = sys.modules.get("numpy"), sys.modules.get("torch")
     namespace = {"__builtins__": _builtins(allowed), "__name__": "__student__"}
     for statement in request["statements"]:
         why = statement.get("refused")
@@ -115,7 +120,7 @@ def main():
     for line in sys.stdin:
         call = json.loads(line)
         try:
-            result = {"value": encode(namespace[call["function"]](*decode(call["args"], numpy)))}
+            result = {"value": encode(namespace[call["function"]](*decode(call["args"], numpy, torch)))}
         except BaseException as error:  # noqa: BLE001
             result = {"error": f"{type(error).__name__}: {error}"}
         answers.write(json.dumps(result, allow_nan=True) + "\n")
