@@ -22,8 +22,9 @@
                                                 <name>_<threads>thread.json (--commit: results/bench/)
     reproq gpu-check [--out FILE]               every encoder a few steps on the GPU beside the CPU, and timed;
                                                 without a GPU one line, exit 0
-    reproq scope [--write]                      what the study covers and what each notebook cost (--write: the
-                                                README's and the guide's tables)
+    reproq scope [--write]                      what the study covers, one line a paper; its tables and what each
+                                                notebook cost into build/scope.md (--write: into the README's and
+                                                the guide's tables)
     reproq report [--out DIR] [--write]         the reproduction report as a book (build/report/cpu/): every
                                                 table and figure with a computed verdict; --write also puts
                                                 the verdict counts and the findings into the README and the guide,
@@ -52,7 +53,7 @@ import sys
 import threading
 from pathlib import Path
 
-from reproq import notebook_schedule, paths, runner
+from reproq import atomic, notebook_schedule, paths, runner
 from reproq.data import sources
 from reproq.data.errors import DataError
 from reproq.data.registry import DATASETS, DESCRIPTIONS
@@ -224,10 +225,14 @@ def _scope(args) -> int:
     table = scope.scope_table()
     tables = {"papers": scope.papers_markdown(table), "scope": scope.scope_markdown(table, scope.beyond_the_papers()),
               "cost": scope.cost_markdown(), "threads": scope.threads_markdown()}
+    if not args.write:  # one screen; the tables (80 lines of Markdown) to a file
+        page = atomic.write_text(paths.build_dir() / "scope.md", "\n\n".join(tables.values()) + "\n")
+        print(scope.summary(table))
+        print(f"the tables (papers, scope, cost, threads): {page} (`reproq scope --write` puts them in the README "
+              "and docs/guide/)")
+        return 0
     for block, markdown in tables.items():
-        if not args.write:
-            print(markdown)
-        elif updated := scope.update_block(markdown, block=block):
+        if updated := scope.update_block(markdown, block=block):
             print(f"updated the {block} table in {updated.relative_to(paths.ROOT)}")
         else:
             print(f"the {block} table is up to date")

@@ -234,3 +234,14 @@ def test_the_help_says_each_default_once_and_no_default_of_nothing():
     assert len(helps) > 40
     assert [h for h in helps if h.count("(default") > 1] == []
     assert [h for h in helps if any(f"(default: {nothing})" in h for nothing in ("None", "False", "[]"))] == []
+
+
+def test_scope_prints_one_screen_and_writes_the_tables_to_a_file(tmp_path, monkeypatch, capsys):
+    """Issue 54: `reproq scope` printed 80 lines of raw Markdown."""
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path))
+    assert cli.main(["scope"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) <= 12 and not any(line.startswith("|") for line in lines), lines
+    assert lines[0].startswith("lei2016: ") and "synthetic stand-in only" in lines[0]
+    written = (tmp_path / "scope.md").read_text()
+    assert str(tmp_path / "scope.md") in lines[-1] and written.count("\n|") > 40

@@ -291,6 +291,23 @@ def _whole_run(wall: dict) -> str:
             f"code {wall['code_version']}, finished {wall['finished']}")
 
 
+def summary(table: pd.DataFrame) -> str:
+    """One line per paper: how many of its tables and figures have each status, and where its page is (what
+    ``reproq scope`` prints; the tables themselves go to a file).
+
+    >>> print(summary(pd.DataFrame({"paper": ["p", "p", "q"], "status": [TRAINED, STAND_IN, STAND_IN]})))
+    p: 2 tables and figures: 1 trained or run on real data, 1 synthetic stand-in only (results/13_report/p.md)
+    q: 1 table or figure: 1 synthetic stand-in only (results/13_report/q.md)
+    """
+    lines = []
+    for paper, items in table.groupby("paper", sort=False):
+        counts = items["status"].value_counts()
+        said = ", ".join(f"{counts[s]} {s}" for s in STATUSES if s in counts)
+        what = "table or figure" if len(items) == 1 else "tables and figures"
+        lines.append(f"{paper}: {len(items)} {what}: {said} (results/13_report/{paper}.md)")
+    return "\n".join(lines)
+
+
 def update_block(markdown: str, *, block: str, pages: list[Path] | None = None) -> Path | None:
     """Replace the text between the ``<!-- <block>:start -->`` and ``<!-- <block>:end -->`` lines of the one reader
     page that holds them (``pages``, default :func:`reproq.report.guide.reader_pages`: the README and the guide's pages), so
