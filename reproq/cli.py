@@ -165,6 +165,12 @@ def _run(args) -> int:
         return 1
     if covered and args.profile != "smoke" and not args.commit and not args.no_compare:
         _compare_with_the_study(args.profile, covered)
+    elif covered:  # say why there is no comparison
+        print("\nno comparison with the committed study: " + (
+            "a smoke run's sizes are not the committed cpu profile's (`reproq run --only NN` runs and compares one "
+            "notebook at the cpu profile)" if args.profile == "smoke" else
+            "this run wrote the committed study itself (`git diff results/` shows what moved)" if args.commit else
+            "--no-compare"))
     return 0
 
 
@@ -179,7 +185,11 @@ def _compare_with_the_study(profile: str, notebooks: list[str]) -> None:
     if len(files := rerun.unwritten(pairs)):
         print("files this run did not write (one an opt-in parameter writes is named in its notebook):\n"
               + files.to_string(index=False))
-    md, _ = rerun.page(pairs, paths.run_dir(profile), title=f"This {profile} run beside the committed study")
+    from reproq.machine import describe
+    from reproq.results.records import code_version
+
+    said = rerun.against(paths.committed_dirs()[0], notebooks, machine=describe("cpu"), commit=code_version())
+    md, _ = rerun.page(pairs, paths.run_dir(profile), title=f"This {profile} run beside the committed study", said=said)
     print(f"the comparison, record by record: {md} (and {md.with_suffix('.html').name})")
 
 

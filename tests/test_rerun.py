@@ -66,7 +66,10 @@ def test_a_run_ends_with_the_comparison_and_leaves_the_committed_study_alone(tmp
     assert cli.main(["run", "--only", "04"]) == 0
     out = capsys.readouterr().out
     assert "6 records compared with the committed study: 5 identical, 0 within float rounding, 1 moved" in out
-    assert (tmp_path / "build" / "runs" / "cpu" / "comparison.md").is_file()
+    page = (tmp_path / "build" / "runs" / "cpu" / "comparison.md").read_text()
+    # it names what it compares (issue 54: neither the commit, the machine nor the time), and its HTML is styled
+    assert "The 6 committed records of results/ (run at " in page and "beside this run (at " in page
+    assert " compared 20" in page and "<style>" in (tmp_path / "build" / "runs" / "cpu" / "comparison.html").read_text()
     assert json.loads((tmp_path / "repo" / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl").read_text()
                       .splitlines()[3])["value"] == 0.70  # the committed number as it was
 
@@ -140,3 +143,16 @@ def test_an_infinite_committed_value_is_never_within_rounding(tmp_path):
     assert "Infinity" in source.read_text()
     pairs = rerun.compare(committed, again, ["04_trecqa_ctrn"])
     assert set(pairs[pairs["method"] == "CTRN"]["kind"]) == {"moved"}
+
+
+@pytest.mark.parametrize("argv, why", [(["run", "--profile", "smoke"], "a smoke run's sizes are not"),
+                                       (["run", "--commit"], "wrote the committed study itself"),
+                                       (["run", "--no-compare"], "--no-compare")])
+def test_a_run_that_compares_nothing_says_why(argv, why, tmp_path, monkeypatch, capsys):
+    """Issue 54: a smoke run ended with no comparison and no line saying why."""
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(cli.runner, "run", lambda **options: iter(
+        [cli.runner.Outcome("04_trecqa_ctrn", "ran", 1.0, tmp_path / "x.ipynb")]))
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "no comparison with the committed study: " in out and why in out and "records compared" not in out

@@ -17,6 +17,7 @@ the run folder.
 from __future__ import annotations
 
 import html
+import time
 from pathlib import Path
 
 import numpy as np
@@ -114,21 +115,45 @@ def _markdown(table: pd.DataFrame) -> str:
     return table.astype(object).where(table.notna(), None).to_markdown(index=False, floatfmt=".6g", missingval="")
 
 
-def page(pairs: pd.DataFrame, run_dir: Path, *, title: str) -> tuple[Path, Path]:
-    """Write the comparison as ``comparison.md`` and ``comparison.html`` in ``run_dir``: the summary line, the counts
-    per notebook, the files the rerun did not write, the largest moves, and every record that moved, is missing or
-    is new."""
+def against(committed_dir: Path, folders: list[str], *, machine: str, commit: str) -> str:
+    """What a comparison compares: the committed records (the commits and machines they ran at, and when their
+    notebooks last finished, from ``pipeline_cost.json`` beside them) with this run (its commit and machine), and
+    when."""
+    records = [r for folder in folders for r in load_records(Path(committed_dir), folder)]
+    commits = sorted({r.code_version for r in records if r.code_version})
+    machines = sorted({r.machine for r in records if r.machine})
+    cost = atomic.read_json(Path(committed_dir) / "pipeline_cost.json", otherwise="no time for the committed runs")
+    finished = [str(entry.get("finished", "")) for name, entry in (cost.items() if isinstance(cost, dict) else ())
+                if name in folders and isinstance(entry, dict)]
+    return (f"The {len(records)} committed records of {Path(committed_dir).name}/ (run at {', '.join(commits) or '?'}"
+            f" on {'; '.join(machines) or 'a machine not recorded'}"
+            + (f", their notebooks last finished {max(finished)}" if any(finished) else "")
+            + f") beside this run (at {commit} on {machine}), compared {time.strftime('%Y-%m-%d %H:%M %Z')}")
+
+
+STYLE = ("body {font-family: system-ui, sans-serif; max-width: 110em; margin: 2em auto; padding: 0 1em; color: #222}"
+         " table {border-collapse: collapse; margin: .5em 0 1.5em} td, th {padding: .2rem .45rem;"
+         " border-bottom: 1px solid #ddd; text-align: right} th {background: #f3f3f3} tr:hover td {background: #fafafa}"
+         " p.against {color: #555}")
+
+
+def page(pairs: pd.DataFrame, run_dir: Path, *, title: str, said: str = "") -> tuple[Path, Path]:
+    """Write the comparison as ``comparison.md`` and ``comparison.html`` in ``run_dir``: what it compares
+    (``said``: :func:`against`), the summary line, the counts per notebook, the files the rerun did not write, the
+    largest moves, and every record that moved, is missing or is new."""
     shown = {"per notebook": counts(pairs), "files the rerun did not write": unwritten(pairs),
              "largest moves": largest_moves(pairs),
              "every record not identical": pairs[pairs["kind"] != "identical"].drop(columns=["where"])}
-    markdown = f"# {title}\n\n{summary(pairs)}.\n\n" + "".join(
+    markdown = f"# {title}\n\n" + (f"{said}.\n\n" if said else "") + f"{summary(pairs)}.\n\n" + "".join(
         f"## {name}\n\n{_markdown(table) if len(table) else '(none)'}\n\n"
         for name, table in shown.items())
     body = "".join(f"<h2>{html.escape(name)}</h2>" + (
         table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.6g}") if len(table) else "<p>(none)</p>")
         for name, table in shown.items())
-    page_html = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title></head><body>"
-                 f"<h1>{html.escape(title)}</h1><p>{html.escape(summary(pairs))}.</p>{body}</body></html>\n")
+    page_html = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+                 f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+                 + (f"<p class='against'>{html.escape(said)}.</p>" if said else "")
+                 + f"<p>{html.escape(summary(pairs))}.</p>{body}</body></html>\n")
     md, htm = Path(run_dir) / "comparison.md", Path(run_dir) / "comparison.html"
     atomic.write_text(md, markdown)
     atomic.write_text(htm, page_html)
