@@ -91,3 +91,22 @@ def test_lines_on_the_same_points_drawn_with_plot_seen_all_show(axes):
     assert series_clashes(fig) == []
     assert [line.get_linewidth() for line in ax.get_lines()] == [1.5 + 5.0, 1.5 + 2.5, 1.5]  # the earliest widest
     assert ax.get_lines()[2].get_label() == "CNN λ = 0.1 (on CNN direct's points)"
+
+
+def test_a_series_a_reader_cannot_see_at_the_saved_resolution_is_said(axes):
+    """Issue 54: a series under another (Smolyakov's Figures 10 and 12-14, notebook 03's learning curves) passed the
+    check of likeness, being drawn otherwise, yet could not be seen: the check now renders the figure."""
+    fig, ax = axes
+    ax.plot([0, 1, 2], [0.1, 0.5, 0.9], color="C0", linewidth=4, label="below")
+    ax.plot([0, 1, 2], [0.1, 0.5, 0.9], color="C1", linewidth=6, label="over it")
+    assert series_clashes(fig) == []  # another colour and width: not alike, not the same line
+    (said,) = outputs.hidden_series(fig)
+    assert "'below' cannot be seen at 120 dpi" in said
+    ax.get_lines()[0].set_linestyle("--")  # dashed, under a wider line: still hidden
+    assert len(outputs.hidden_series(fig)) == 1
+    ax.get_lines()[0].set_marker("o")  # its markers stand out of the line over it
+    ax.get_lines()[0].set_markersize(12)
+    assert outputs.hidden_series(fig) == []
+    with pytest.raises(ValueError, match="cannot be seen"):
+        ax.get_lines()[0].set_marker("None")
+        Outputs("03_demo", profile="smoke").save_figure(fig, "hidden", synthetic=False)

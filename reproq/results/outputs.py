@@ -121,15 +121,16 @@ class Outputs:
         return side_by_side(table)
 
     def save_figure(self, fig, name: str, *, synthetic: bool) -> Path:
-        """Save a matplotlib figure as PNG; a synthetic figure must say so in its title, and no two of its series may
-        look alike (:func:`series_clashes`)."""
+        """Save a matplotlib figure as PNG; a synthetic figure must say so in its title, no two of its series may
+        look alike (:func:`series_clashes`) and none may be hidden under the others (:func:`hidden_series`)."""
         if synthetic and "synthetic" not in _figure_titles(fig).lower():
             raise ValueError(f"figure {name!r} shows synthetic data but its title does not say 'synthetic data'")
-        clashes = series_clashes(fig)
+        clashes = series_clashes(fig) or hidden_series(fig, dpi=DPI)
         if clashes:
-            raise ValueError(f"figure {name!r}: {clashes[0]}" + (f" (and {len(clashes) - 1} more)" if clashes[1:] else ""))
+            raise ValueError(f"figure {name!r}: {clashes[0]}"
+                             + (f" (and {len(clashes) - 1} more)" if clashes[1:] else ""))
         path = self.figures_dir / f"{self._stem(name, synthetic)}.png"
-        replace_atomically(path, lambda scratch: fig.savefig(scratch, format="png", dpi=120, bbox_inches="tight"))
+        replace_atomically(path, lambda scratch: fig.savefig(scratch, format="png", dpi=DPI, bbox_inches="tight"))
         self._write_settings(path, synthetic=synthetic)
         return path
 
@@ -143,11 +144,7 @@ def series_clashes(fig) -> list[str]:
 
     said = []
     for ax in fig.axes:
-        caps = {id(cap) for container in ax.containers if hasattr(container, "has_xerr")
-                for cap in container.lines[1]}
-        lines = [line for line in ax.get_lines() if line.get_visible() and id(line) not in caps
-                 and len(line.get_xdata()) >= 2 and not _error_bar(line, ax)
-                 and (line.get_linestyle() not in ("None", "") or line.get_marker() not in ("None", "", None))]
+        lines = _series(ax)
         panel = f"panel {ax.get_title()!r}" if ax.get_title() else "a panel"
         for i, line in enumerate(lines):
             for other in lines[:i]:
@@ -158,6 +155,46 @@ def series_clashes(fig) -> list[str]:
                 if alike or over:
                     said.append(f"in {panel}, {_label(other)} and {_label(line)} are "
                                 + ("drawn alike (colour, kind of line, marker)" if alike else "drawn one over the other"))
+    return said
+
+
+DPI = 120  # the committed figures' resolution
+SEEN = 30  # the fewest pixels of a saved figure a series must change to count as seen
+
+
+def _series(ax) -> list:
+    """The lines of a panel that are series (:func:`series_clashes`)."""
+    caps = {id(cap) for container in ax.containers if hasattr(container, "has_xerr") for cap in container.lines[1]}
+    return [line for line in ax.get_lines() if line.get_visible() and id(line) not in caps
+            and len(line.get_xdata()) >= 2 and not _error_bar(line, ax)
+            and (line.get_linestyle() not in ("None", "") or line.get_marker() not in ("None", "", None))]
+
+
+def hidden_series(fig, *, dpi: int = DPI) -> list[str]:
+    """The series a reader cannot see in the figure as saved: those whose removal changes fewer than :data:`SEEN`
+    of its pixels at ``dpi`` (drawn under others, or covered by them). The check renders the figure once, then once
+    without each series."""
+    import io
+
+    import numpy as np
+
+    def pixels():
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="rgba", dpi=dpi)
+        return np.frombuffer(buffer.getvalue(), dtype=np.uint8).reshape(-1, 4)
+
+    said, whole = [], pixels()
+    for ax in fig.axes:
+        panel = f"panel {ax.get_title()!r}" if ax.get_title() else "a panel"
+        for line in _series(ax):
+            line.set_visible(False)
+            try:
+                changed = int((pixels() != whole).any(axis=1).sum())
+            finally:
+                line.set_visible(True)
+            if changed < SEEN:
+                said.append(f"in {panel}, {_label(line)} cannot be seen at {dpi} dpi (it changes {changed} pixels): "
+                            "draw it apart from the series over it (another marker, an offset, a panel of its own)")
     return said
 
 
