@@ -48,6 +48,7 @@ import argparse
 import difflib
 import importlib
 import json
+import math
 import signal
 import sys
 import threading
@@ -347,6 +348,19 @@ def _labs(args) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    """``--time-limit``: a positive, finite number of seconds, or ``none`` (no limit)."""
+    if text.strip().lower() == "none":
+        return float("inf")
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 (or 'none' for no limit)")
+    return seconds
+
+
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Each option's default shown once — not where its help says it already, nor a default of nothing (None, off, an
     empty list) — and the command table kept as written."""
@@ -429,9 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-compare", action="store_true",
                      help="end without the comparison with the committed study (a side-by-side run's notebooks are "
                           "each run so: their runner compares them all once, at the end)")
-    run.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                     help="the seconds a notebook may run before it is stopped, its kernel with it, in one line "
-                          "(default: three times its last recorded run, at least ten minutes)")
+    run.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                     help="the seconds a notebook may run before it is stopped, its kernel with it, in one line, or "
+                          "'none' for no limit (default: three times its last recorded run, at least ten minutes)")
     run.add_argument("--executor", choices=runner.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")

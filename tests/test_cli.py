@@ -245,3 +245,17 @@ def test_scope_prints_one_screen_and_writes_the_tables_to_a_file(tmp_path, monke
     assert lines[0].startswith("lei2016: ") and "synthetic stand-in only" in lines[0]
     written = (tmp_path / "scope.md").read_text()
     assert str(tmp_path / "scope.md") in lines[-1] and written.count("\n|") > 40
+
+
+@pytest.mark.parametrize("given", ["-5", "0", "nan", "inf", "ten"])
+def test_a_time_limit_is_a_positive_number_of_seconds_or_none(given, capsys, monkeypatch):
+    """Issue 55: --time-limit -5 ran and said "stopped at its time limit of -5 s"; nan, inf and 0 meant no limit."""
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["run", "--time-limit", given])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "is not a number of seconds above 0" in err.strip().splitlines()[-1]
+    given_limits = []
+    monkeypatch.setattr(cli.runner, "run", lambda **options: given_limits.append(options["limit"]) or iter(()))
+    assert cli.main(["run", "--time-limit", "none", "--no-compare"]) == 0
+    assert cli.main(["run", "--time-limit", "90", "--no-compare"]) == 0
+    assert given_limits == [float("inf"), 90.0]
