@@ -52,6 +52,14 @@ def test_the_command_names_a_missing_folder(tmp_path, capsys):
     ({"seeds": "12"}, "'seeds' must be a list of integers, got '12'"),
     ({"seeds": [1.5]}, "'seeds' must be a list of integers, got [1.5]"),
     ({"method": 7}, "'method' must be a string, got 7"),
+    # issue 55: each of these passed, or was a traceback
+    ('{"paper": "tay2018", "value": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+    ('{"paper": "tay2018", "table": "Table 6", "dataset": "trecqa", "split": "test", "method": "QRNN", "setting": "s",'
+     ' "metric": "MAP", "value": 1e400}', "'value' must be a finite number, got inf"),
+    ({"config": ["a", "list"]}, "'config' must be an object, got a JSON list"),
+    ({"run": "threads=1"}, "'run' must be an object"),
+    ({"synthetic": "false"}, "'synthetic' must be true or false, got 'false'"),
+    ({"per_question": [True, False]}, "'per_question' must be a list of finite numbers"),
 ])
 def test_a_malformed_record_is_one_line_naming_file_and_line(tmp_path, damage, said):
     """Issue 42: a malformed results folder for ``reproq machines`` gave tracebacks, errors naming no file, and a

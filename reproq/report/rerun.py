@@ -53,8 +53,7 @@ def compare(committed_dir: Path, rerun_dir: Path, folders: list[str]) -> pd.Data
     both["per question moved"] = [gap if gap else np.nan for gap in gaps]
     same = (both["rerun"].eq(both["committed"]) | (both["rerun"].isna() & both["committed"].isna())) & (
         np.array([gap == 0 for gap in gaps]))
-    finite = np.isfinite(both["committed"].astype(float)) & np.isfinite(both["rerun"].astype(float))
-    close = finite & (both["rerun - committed"].abs() <= ROUNDING * np.maximum(1.0, both["committed"].abs())) & (
+    close = (both["rerun - committed"].abs() <= ROUNDING * np.maximum(1.0, both["committed"].abs())) & (
         np.array([gap <= ROUNDING for gap in gaps]))
     both["kind"] = np.select([both["_merge"] == "left_only", both["_merge"] == "right_only", same, close],
                              ["missing", "new", "identical", "within float rounding"], "moved")

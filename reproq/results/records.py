@@ -11,6 +11,7 @@ record it builds (:meth:`Provenance.records`).
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -63,6 +64,9 @@ def read_records(path: Path) -> list[Record]:
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}, line {number}: not a JSON record ({exc.msg}); rerun the notebook "
                              f"{Path(path).parent.name} to write it again") from None
+        except RecursionError:
+            raise ValueError(f"{path}, line {number}: not a record (nested too deep to read); rerun the notebook "
+                             f"{Path(path).parent.name} to write it again") from None
         try:
             records.append(Record(**_checked(fields)))
         except (TypeError, ValueError) as exc:
@@ -89,12 +93,20 @@ def _checked(fields) -> dict:
             raise ValueError(f"{k!r} must be a string, got {fields[k]!r}")
     if isinstance(fields["value"], bool) or not isinstance(fields["value"], (int, float)):
         raise ValueError(f"'value' must be a number, got {fields['value']!r}")
+    if not math.isfinite(fields["value"]):
+        raise ValueError(f"'value' must be a finite number, got {fields['value']!r}")
+    for k in ("config", "data", "run"):
+        if not isinstance(fields.get(k, {}), dict):
+            raise ValueError(f"{k!r} must be an object, got a JSON {type(fields[k]).__name__}")
+    if not isinstance(fields.get("synthetic", False), bool):
+        raise ValueError(f"'synthetic' must be true or false, got {fields['synthetic']!r}")
     seeds = fields.get("seeds", [])
     if not isinstance(seeds, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in seeds):
         raise ValueError(f"'seeds' must be a list of integers, got {seeds!r}")
     per_question = fields.get("per_question", [])
-    if not isinstance(per_question, list) or not all(isinstance(x, (int, float)) for x in per_question):
-        raise ValueError("'per_question' must be a list of numbers")
+    if not isinstance(per_question, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                     and math.isfinite(x) for x in per_question):
+        raise ValueError("'per_question' must be a list of finite numbers")
     return {**{k: v for k, v in fields.items() if k in Record.__dataclass_fields__},
             "seeds": tuple(seeds), "per_question": tuple(per_question)}
 
