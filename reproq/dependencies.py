@@ -104,7 +104,7 @@ def parts(notebook: Path, parameters: dict, threads: int) -> dict[str, str]:
     """The parts of ``notebook``'s cache key (module docstring), each by its hash."""
     from reproq.data import sources
 
-    source = notebook_json.without_readings(json.loads(Path(notebook).read_text()))
+    source = notebook_json.without_readings(notebook_json.read(notebook))
     modules = reached(code_cells(source))
     files = imports.module_files()
     out = {"cells": _hash([(c["cell_type"], "".join(c["source"])) for c in source["cells"]]),

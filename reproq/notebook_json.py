@@ -11,11 +11,38 @@ helpers, importing nothing of reproq, so that both can use them.
 from __future__ import annotations
 
 import ast
+import json
 import re
+from pathlib import Path
 
 KEY = "reading"
 INJECTED = "injected-parameters"  # papermill's tag on the cell it adds after the parameters cell
 BESIDE_THE_PAPER = "beside:"  # a reading "beside:<results file stem>": that file's numbers beside the paper's
+
+
+def read(path: str | Path) -> dict:
+    """The notebook at ``path`` as JSON, or ValueError in one line naming the file and what to do: not JSON (a merge
+    conflict, a torn save), not a notebook (no list of cells, no metadata).
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> (folder / "05.ipynb").write_text('{"cells": [')  and read(folder / "05.ipynb")
+    Traceback (most recent call last):
+    ValueError: .../05.ipynb: not a notebook Jupyter can open (Expecting value: line 1 column 12); restore it (git checkout -- <it>) or save it again from Jupyter
+    """
+    try:
+        notebook = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+        said = f"{error.msg}: line {error.lineno} column {error.colno}" if isinstance(error, json.JSONDecodeError) else (
+            type(error).__name__)
+        raise ValueError(f"{path}: not a notebook Jupyter can open ({said}); restore it (git checkout -- <it>) or save "
+                         "it again from Jupyter") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list) or not all(
+            isinstance(c, dict) for c in notebook["cells"]):
+        raise ValueError(f"{path}: not a notebook (no list of cells); restore it (git checkout -- <it>)")
+    if not isinstance(notebook.get("metadata"), dict):
+        raise ValueError(f"{path}: not a notebook nbformat runs (no metadata object); restore it (git checkout -- "
+                         "<it>) or save it again from Jupyter")
+    return notebook
 
 
 def reading_of(cell: dict) -> str | None:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from reproq import atomic, paths
+from reproq import atomic, notebook_json, paths
 
 ALONE, LAST = "alone", "last"  # what a notebook's metadata may say of how it runs ("reproq": {"runs": ...})
 
@@ -48,7 +48,7 @@ class Declared:
 def declared(notebook: Path) -> Declared:
     """``notebook``'s declarations: its metadata's ``reproq.runs``, and the ``checkpoints=`` string of the
     :func:`reproq.notebook.setup` call in its code (read from the source, nothing run)."""
-    content = json.loads(notebook.read_text(encoding="utf-8"))
+    content = notebook_json.read(notebook)
     runs = content.get("metadata", {}).get("reproq", {}).get("runs")
     folders = set()
     for cell in content.get("cells", []):
@@ -71,7 +71,16 @@ def declared(notebook: Path) -> Declared:
 def _numbered() -> tuple[list[Path], list[Path]]:
     """The numbered notebooks (``notebooks/NN_*.ipynb``) by number, and those of them that run last."""
     numbered = sorted(paths.NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
-    return numbered, [nb for nb in numbered if declared(nb).runs == LAST]
+    return numbered, [nb for nb in numbered if _runs(nb) == LAST]
+
+
+def _runs(notebook: Path) -> str | None:
+    """When ``notebook`` says it runs; None for one that cannot be read, which stops a run of itself (in one line),
+    not a run of the others."""
+    try:
+        return notebook_json.read(notebook)["metadata"].get("reproq", {}).get("runs")
+    except ValueError:
+        return None
 
 
 def in_order() -> list[Path]:

@@ -77,7 +77,7 @@ def fingerprint(notebook: Path, parameters: dict) -> str:
 
 
 def _parameters_cell(notebook: Path) -> str:
-    cells = json.loads(notebook.read_text())["cells"]
+    cells = notebook_json.read(notebook)["cells"]
     return "".join(next(("".join(c["source"]) for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])),
                         ""))
 
@@ -285,7 +285,7 @@ def refresh_words(profile: str, notebook: Path) -> bool | None:
     if not kept.is_file():
         return None
     executed = nbformat.reads(kept.read_text(encoding="utf-8"), as_version=nbformat.NO_CONVERT)
-    refreshed = notebook_json.with_words_of(executed, json.loads(notebook.read_text()))
+    refreshed = notebook_json.with_words_of(executed, notebook_json.read(notebook))
     if refreshed is None:
         return None
     text = nbformat.writes(nbformat.from_dict(notebook_json.as_printed(refreshed)))

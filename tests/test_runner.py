@@ -491,3 +491,23 @@ def test_every_record_says_the_settings_it_ran_under(notebook_dir):
     assert len(record["run"]["retrain_batch"]) == 32  # this batch's id
     assert set(record["run"]) == {"threads", "executor", "address", "workers", "retrain_batch", "rcnn_kernel",
                                   "committed", "mkl_threads", "allocator"}
+
+
+def test_a_broken_notebook_is_one_line_naming_it_and_stops_no_run_of_another(notebook_dir, capsys):
+    """Issue 55: a broken notebooks/05 stopped `run --only 00` with a JSON error naming no file; a notebook without
+    metadata was a traceback."""
+    from reproq import cli
+
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    (notebook_dir / "05_broken.ipynb").write_text('{"cells": [ <<<<<<< HEAD')
+    bare = json.loads((notebook_dir / "00_ok.ipynb").read_text())
+    del bare["metadata"]
+    (notebook_dir / "06_bare.ipynb").write_text(json.dumps(bare))
+    assert cli.main(["run", "--profile", "smoke", "--only", "00"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    assert cli.main(["run", "--profile", "smoke", "--only", "06"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "06_bare.ipynb: not a notebook nbformat runs (no metadata object)" in line
+    assert cli.main(["run", "--profile", "smoke", "--only", "05"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "05_broken.ipynb: not a notebook Jupyter can open" in line and "git checkout" in line

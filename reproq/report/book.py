@@ -76,7 +76,7 @@ def outward(markdown: str, source: Path, inside: dict[Path, str]) -> str:
 def _printed(notebook: Path) -> str:
     """A kept executed notebook as a reader should see it (:func:`reproq.notebook_json.as_printed`: a copy kept
     before its progress bars' widgets were left out has them left out here)."""
-    return json.dumps(notebook_json.as_printed(json.loads(notebook.read_text(encoding="utf-8"))), ensure_ascii=False)
+    return json.dumps(notebook_json.as_printed(notebook_json.read(notebook)), ensure_ascii=False)
 
 
 def _image(png: Path, caption: str) -> list[str]:

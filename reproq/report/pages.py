@@ -12,14 +12,13 @@ links. Nothing on them is typed by hand, and no cell reads ``nan``, ``None`` or 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from reproq import paths
+from reproq import notebook_json, paths
 from reproq.papers import PAPERS
 from reproq.report import items, verdicts
 from reproq.report.scope import scope_table
@@ -82,7 +81,7 @@ def commentary(notebook: str, file: str) -> str:
     path = paths.NOTEBOOKS_DIR / f"{notebook}.ipynb"
     if not file or not path.is_file():
         return ""
-    cells, said = json.loads(path.read_text())["cells"], []
+    cells, said = notebook_json.read(path)["cells"], []
     for i, one in enumerate(cells):
         if one["cell_type"] == "code" and f'"{file}"' in "".join(one["source"]):
             for after in cells[i + 1:]:  # up to the next code cell or the next heading

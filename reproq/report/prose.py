@@ -19,7 +19,6 @@ numbers.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Iterator
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reproq import paths
+from reproq import notebook_json, paths
 from reproq.report import guide, readings
 from reproq.results.tables import SCALE, paper_value
 
@@ -161,7 +160,7 @@ def paper_pool(papers: Iterable[str] | None = None) -> Pool:
 def notebook_markdown(path: Path) -> Iterator[tuple[str, str]]:
     """``(where, text)`` of each typed Markdown cell of a notebook (its reading cells are generated and checked
     whole: :mod:`reproq.report.readings`)."""
-    cells = json.loads(Path(path).read_text())["cells"]
+    cells = notebook_json.read(path)["cells"]
     for number, cell in enumerate(cells):
         if cell["cell_type"] == "markdown" and not readings.reading_of(cell):
             yield f"{Path(path).name}, cell {number}", "".join(cell["source"])

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reproq import atomic
+from reproq import atomic, notebook_json
 from reproq.notebook_json import BESIDE_THE_PAPER, reading_of
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def findings_markdown(results_dir: Path) -> str:
 
 def rendered(notebook: Path, results_dir: Path) -> dict[int, str]:
     """Cell index -> the text each reading cell of ``notebook`` should carry, from ``results_dir/<notebook>/``."""
-    cells = json.loads(Path(notebook).read_text())["cells"]
+    cells = notebook_json.read(notebook)["cells"]
     folder = Path(results_dir) / Path(notebook).stem
     return {i: render(name, folder) for i, cell in enumerate(cells) if (name := reading_of(cell))}
 
@@ -97,7 +97,7 @@ def rendered(notebook: Path, results_dir: Path) -> dict[int, str]:
 def write(notebook: Path, results_dir: Path) -> bool:
     """Rewrite ``notebook``'s reading cells from ``results_dir`` (atomically, only if one changes); whether it did."""
     path = Path(notebook)
-    nb = json.loads(path.read_text())
+    nb = notebook_json.read(path)
     changed = False
     for i, text in rendered(path, results_dir).items():
         if "".join(nb["cells"][i]["source"]) != text:
@@ -112,7 +112,7 @@ def stale(notebooks: list[Path], results_dir: Path) -> list[str]:
     """``"<notebook>, cell <i>"`` for every reading cell that is not what ``results_dir`` gives."""
     out = []
     for notebook in notebooks:
-        cells = json.loads(Path(notebook).read_text())["cells"]
+        cells = notebook_json.read(notebook)["cells"]
         out += [f"{Path(notebook).name}, cell {i}" for i, text in rendered(notebook, results_dir).items()
                 if "".join(cells[i]["source"]) != text]
     return out
