@@ -27,13 +27,13 @@ def read(path: str | Path) -> dict:
     >>> import tempfile; folder = Path(tempfile.mkdtemp())
     >>> (folder / "05.ipynb").write_text('{"cells": [')  and read(folder / "05.ipynb")
     Traceback (most recent call last):
-    ValueError: .../05.ipynb: not a notebook Jupyter can open (Expecting value: line 1 column 12); restore it (git checkout -- <it>) or save it again from Jupyter
+    ValueError: .../05.ipynb: not a notebook Jupyter can open (Expecting value: line 1 column 12); restore it ...
     """
     try:
         notebook = json.loads(Path(path).read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-        said = f"{error.msg}: line {error.lineno} column {error.colno}" if isinstance(error, json.JSONDecodeError) else (
-            type(error).__name__)
+        said = (f"{error.msg}: line {error.lineno} column {error.colno}" if isinstance(error, json.JSONDecodeError)
+                else type(error).__name__)
         raise ValueError(f"{path}: not a notebook Jupyter can open ({said}); restore it (git checkout -- <it>) or save "
                          "it again from Jupyter") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list) or not all(
