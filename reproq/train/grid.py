@@ -98,6 +98,10 @@ class RunStore:
     def load(self, config: Hashable, seed: int) -> RunResult | None:
         path = self.path(config, seed)
         record = atomic.read_json(path, otherwise="the run is done again")
+        if record is not None and not isinstance(record, dict):
+            warnings.warn(f"{path}: not a run's record (a JSON {type(record).__name__}, not an object); the run is "
+                          "done again", RuntimeWarning, stacklevel=2)
+            return None
         if record is None or not retrain.reusable(record.get("batch")):  # `reproq run --retrain`: before this batch
             return None
         digests = {name: record.pop(name, None) for name in ("record_sha256", "checkpoint_sha256")}

@@ -132,6 +132,21 @@ def test_a_record_whose_numbers_or_checkpoint_changed_is_not_reused(tmp_path, da
     assert checkpoint.load(store.path("a", 1).parent) is None  # set aside: never resumed, never re-scored
 
 
+def test_a_run_record_that_is_not_an_object_is_one_warning_and_the_run_trains_again(tmp_path):
+    """Issue 55: a run.json that is a list was "'list' object has no attribute 'get'", and every rerun failed until
+    the file was found."""
+    store = RunStore(tmp_path, key=lambda config, seed: f"{config}{seed}".ljust(16, "0"))
+    store.save(fake_run("a", 1))
+    store.path("a", 1).write_text("[1, 2]")
+    with pytest.warns(RuntimeWarning, match=r"run.json: not a run's record \(a JSON list, not an object\)"):
+        assert store.load("a", 1) is None
+    calls = []
+    with pytest.warns(RuntimeWarning, match="not a run's record"):
+        run_grid(lambda c, s: calls.append((c, s)) or fake_run(c, s), ["a"], [1], metric="MRR", executor=Sequential(),
+                 store=store)
+    assert calls == [("a", 1)] and store.load("a", 1) is not None  # trained again, and its record written over
+
+
 DIES_ONCE = '''import os, pathlib
 marker = pathlib.Path(os.environ["REPROQ_TEST_DIED_ONCE"])
 def dask_setup(worker):  # the first worker to start dies while it starts, as a killed one would
