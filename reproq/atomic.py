@@ -42,9 +42,9 @@ def updating(path: str | Path) -> Iterator[Path]:
     kernel if its holder dies."""
     from filelock import FileLock
 
-    path = Path(path)
+    path = unlinked(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(path.with_name(f".{path.name}.lock")):
+    with FileLock(refuse_link(path.with_name(f".{path.name}.lock"))):
         yield path
 
 
@@ -67,7 +67,7 @@ def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync
     ...     print(target.read_text(), sorted(p.name for p in Path(d).iterdir()))
     new ['a.txt']
     """
-    path = Path(path)
+    path = unlinked(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     clear_stale_scratch(path)
     scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -80,6 +80,35 @@ def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync
         os.replace(scratch, path)
     finally:
         scratch.unlink(missing_ok=True)
+    return path
+
+
+def _anchors() -> list[Path]:
+    """The folders below which no link is followed: the checkout (its results/, figures/, docs/) and the build
+    folder. Each may itself be a link (a build folder on another disk); what is inside them may not."""
+    from reproq import paths
+
+    return [Path(os.path.abspath(paths.ROOT)), Path(os.path.abspath(paths.build_dir()))]
+
+
+def unlinked(path: str | Path, *, reading: bool = False) -> Path:
+    """``path``, or ValueError in one line where a folder on its way inside the checkout or the build folder is a
+    symbolic link (a write would land where the link points: a folder link in ``build/smoke/results`` made a smoke
+    run rewrite committed files), or, ``reading``, where the file itself is a link (a planted ``settings.json`` was
+    read and copied into what a run wrote) or is there but is not a regular file (a FIFO named ``x.jsonl`` hung every
+    reader). A link at the name of a file written is replaced by the file (:func:`replace_atomically`)."""
+    path = Path(os.path.abspath(path))
+    anchor = max((a for a in _anchors() if path.is_relative_to(a)), key=lambda a: len(a.parts), default=None)
+    if anchor is not None:
+        step, parts = anchor, path.relative_to(anchor).parts
+        for part in parts if reading else parts[:-1]:  # a link at a written file's own name is replaced, not followed
+            step = step / part
+            if step.is_symlink():
+                raise ValueError(f"{step} is a symbolic link (to {os.readlink(step)}); reproq never reads or writes "
+                                 "through one inside its folders: remove it and run again")
+    if reading and path.exists() and not path.is_file():
+        raise ValueError(f"{path} is not a regular file (a folder, a FIFO or a device); reproq reads only files: "
+                         "remove it and run again")
     return path
 
 
@@ -114,7 +143,7 @@ def write_json(path: str | Path, obj) -> Path:
 def read_json(path: str | Path, *, otherwise: str):
     """The JSON in ``path``, or None when it is missing or unreadable (torn by a writer that did not come through
     here, or edited by hand); an unreadable file is said in one warning naming it and what happens ``otherwise``."""
-    path = Path(path)
+    path = unlinked(path, reading=True)
     if not path.is_file():
         return None
     try:

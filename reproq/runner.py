@@ -337,11 +337,11 @@ def run_notebook(notebook: Path, *, profile: str, parameters: dict | None = None
     from filelock import FileLock, Timeout
 
     lock_path, holder = admission(profile, notebook)
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        lock = FileLock(atomic.refuse_link(lock_path))
+        lock = FileLock(atomic.refuse_link(atomic.unlinked(lock_path)))  # nor a folder link on its way
     except ValueError as exc:
         raise NotebookFailed(str(exc)) from None
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         lock.acquire(timeout=0)
     except Timeout:
@@ -363,7 +363,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     from papermill.exceptions import PapermillExecutionError
 
     params = {"PROFILE": profile, **(parameters or {})}
-    executed = executed_copy(profile, notebook)
+    executed = atomic.unlinked(executed_copy(profile, notebook))  # a folder link: the copy would land outside
     stamp = _stamp(profile, notebook)
     last = None if force else _read_json(stamp)
     inputs = dependencies.parts(notebook, params, threads())

@@ -511,3 +511,56 @@ def test_a_broken_notebook_is_one_line_naming_it_and_stops_no_run_of_another(not
     assert cli.main(["run", "--profile", "smoke", "--only", "05"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "05_broken.ipynb: not a notebook Jupyter can open" in line and "git checkout" in line
+
+
+def _through_links(notebook_dir, outside, plant):
+    """A smoke run of a notebook that writes a table, with ``plant(notebook)`` done first: the outcome, or the
+    one-line error, and whether anything outside changed."""
+    write_notebook(notebook_dir / "00_ok.ipynb", "from reproq.results import Outputs\nimport pandas as pd\n"
+                                                 "Outputs('00_ok', profile=PROFILE).save_table(pd.DataFrame({'a': [1]}),"
+                                                 " 't', synthetic=False)")
+    before = sorted((p.name, p.read_bytes()) for p in outside.rglob("*") if p.is_file())
+    plant(notebook_dir / "00_ok.ipynb")
+    try:
+        said = [o.status for o in runner.run(profile="smoke", progress=False)]
+    except (ValueError, runner.NotebookFailed) as error:
+        said = str(error)
+    return said, before == sorted((p.name, p.read_bytes()) for p in outside.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("place", ["pipeline_cost.json", "settings.json", "results folder", "notebooks folder",
+                                   "a FIFO"])
+def test_nothing_is_read_or_written_through_a_link_planted_in_build(place, notebook_dir, tmp_path):
+    """Issue 55: pipeline_cost.json and settings.json were read through planted links (their contents copied into
+    what the run wrote), a folder link in build/smoke/results made a smoke run rewrite committed files, a linked
+    build/notebooks/smoke received the executed copy, a FIFO named x.jsonl hung every reader."""
+    outside = tmp_path / "outside"
+    (outside / "00_ok").mkdir(parents=True)
+    (outside / "planted.json").write_text('{"00_ok": {"seconds": 1, "note": "SECRET"}}')
+    (outside / "00_ok" / "t.csv").write_text("committed\n")
+    results = paths.output_dirs("smoke")[0]
+
+    def plant(notebook):
+        if place == "pipeline_cost.json":
+            _plant(results / "pipeline_cost.json", outside / "planted.json")
+        elif place == "settings.json":
+            _plant(results / "00_ok" / "settings.json", outside / "planted.json")
+        elif place == "results folder":
+            _plant(results / "00_ok", outside / "00_ok")
+        elif place == "notebooks folder":
+            _plant(runner.executed_copy("smoke", notebook).parent, outside / "00_ok")
+        else:
+            (results / "00_ok").mkdir(parents=True)
+            os.mkfifo(results / "00_ok" / "x.jsonl")
+
+    said, untouched = _through_links(notebook_dir, outside, plant)
+    assert untouched, f"{place}: a file outside changed"
+    if place == "a FIFO":  # nothing of this run reads it: the run goes on; a reader of the folder is one line
+        from reproq.report import verdicts
+
+        assert said == ["ran"]
+        with pytest.raises(ValueError, match="x.jsonl is not a regular file"):
+            verdicts.load_records(results, "00_ok")
+    else:
+        assert isinstance(said, str) and "is a symbolic link" in said and "remove it and run again" in said, said
+        assert "SECRET" not in said

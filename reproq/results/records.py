@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reproq import __version__, paths, run_settings
+from reproq import __version__, atomic, paths, run_settings
 from reproq.notebook_json import readings_only
 from reproq.machine import describe
 
@@ -56,7 +56,7 @@ def read_records(path: Path) -> list[Record]:
     """The records of a ``.jsonl`` file (:meth:`reproq.results.Outputs.save_records`); ValueError naming the file and
     line of one that is not a record, or whose field is of the wrong kind (:func:`_checked`)."""
     records = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), start=1):
+    for number, line in enumerate(atomic.unlinked(path, reading=True).read_text().splitlines(), start=1):
         if not line.strip():
             continue
         try:
