@@ -125,3 +125,60 @@ def test_the_pages_with_figures_open_in_chromium_whole(tmp_path, chromium):
     for page in [DOCS / "index.html", DOCS / "beyond.html", *sorted((DOCS / "papers").glob("*.html"))]:
         shown = browser.browse(page, tmp_path)
         assert (shown["broken"], shown["dangling"], shown["external"]) == (0, "", ""), f"{page.name}: {shown}"
+
+
+class _Live(__import__("html.parser").parser.HTMLParser):
+    """The live markup a planted string made in a page: an element with an event handler, a ``javascript:`` link or
+    source, a script whose text is the plant's."""
+
+    def __init__(self):
+        super().__init__()
+        self.found, self._script = [], False
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if "PLANTED" in (value or "") and (name.startswith("on") or value.strip().lower().startswith("javascript:")):
+                self.found.append(f"<{tag} {name}={value!r}>")
+        self._script = tag == "script"
+
+    def handle_data(self, data):
+        if self._script and "PLANTED" in data:
+            self.found.append(f"<script>{data}</script>")
+
+    def handle_endtag(self, tag):
+        self._script = False
+
+
+def test_text_planted_in_a_record_a_table_a_file_name_and_a_notebook_output_is_no_live_markup(tmp_path):
+    """Issue 55: a record's `<a href="javascript:…">` came out as a live link, and raw HTML passed from a results
+    table, a figure's file name and a kept notebook's outputs."""
+    import json
+
+    results, figures = tmp_path / "results", tmp_path / "figures"
+    shutil.copytree(paths.ROOT / "results", results)
+    shutil.copytree(paths.ROOT / "figures", figures)
+    link, handler, script = ('<a href="javascript:alert(\'PLANTED\')">x</a>', '<img src="x" onerror="PLANTED()">',
+                             "<script>PLANTED()</script>")
+    records = results / "04_trecqa_ctrn" / "tay2018_table6.jsonl"  # a record's text: its variant
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    lines[0]["variant"] = f"{link} {handler}"
+    records.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    table = results / "04_trecqa_ctrn" / "tay2018_table6.md"  # a notebook's table that the paper's page shows
+    table.write_text(table.read_text() + f"\n{script} {link} {handler}\n")
+    png = next((figures / "04_trecqa_ctrn").glob("*.png"))  # a figure's file name
+    shutil.copyfile(png, png.with_name('x"><img src=x onerror=PLANTED()>.png'))
+    kept = results / "04_trecqa_ctrn" / "04_trecqa_ctrn.ipynb"  # a kept notebook's outputs
+    nb = json.loads(kept.read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["outputs"].append({"output_type": "display_data", "metadata": {}, "data": {
+        "text/html": f"{script}{link}{handler}", "text/markdown": f"{link} {handler}", "text/plain": "x"}})
+    kept.write_text(json.dumps(nb))
+    site = book.build(tmp_path / "site", verdicts.build(results, figures), guide_pages=[]).parent
+    live = {}
+    for page in _pages(site):
+        finder = _Live()
+        finder.feed(page.read_text(encoding="utf-8"))
+        live.update({str(page.relative_to(site)): finder.found} if finder.found else {})
+    assert not live, live
+    shown = (site / "papers" / "tay2018.html").read_text() + (site / "notebooks" / "04_trecqa_ctrn.html").read_text()
+    assert "PLANTED" in shown  # the plants are there, as text

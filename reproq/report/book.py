@@ -26,6 +26,7 @@ from pathlib import Path
 from reproq import atomic, notebook_json
 from reproq.papers import PAPERS, real_substitute, side_by_side
 from reproq.report import guide, pages, verdicts
+from reproq.results.tables import inert
 
 NOTEBOOK = "../notebooks/{0}.ipynb"  # from a paper's page to a notebook's page in the book
 # the papers' tables are wide (a column per metric and split) and long: the page's text column gives them the room there
@@ -75,12 +76,41 @@ def outward(markdown: str, source: Path, inside: dict[Path, str]) -> str:
 
 def _printed(notebook: Path) -> str:
     """A kept executed notebook as a reader should see it (:func:`reproq.notebook_json.as_printed`: a copy kept
-    before its progress bars' widgets were left out has them left out here)."""
-    return json.dumps(notebook_json.as_printed(notebook_json.read(notebook)), ensure_ascii=False)
+    before its progress bars' widgets were left out has them left out here), its outputs made inert
+    (:func:`_inert_outputs`)."""
+    nb = notebook_json.as_printed(notebook_json.read(notebook))
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            _inert_outputs(output.get("data", {}))
+    return json.dumps(nb, ensure_ascii=False)
+
+
+def _inert_outputs(data: dict) -> None:
+    """A notebook output's representations, with nothing that runs in the book: its HTML cleaned by nh3 (ammonia's
+    allow-list: tables and text stay; scripts, styles, event handlers and ``javascript:`` links go), no HTML tag
+    opened in its Markdown (:func:`reproq.results.tables.inert`), no SVG (a drawing that can hold a script; matplotlib's
+    figures are PNGs)."""
+    import nh3
+
+    def joined(value):
+        return "".join(value) if isinstance(value, list) else str(value)
+
+    if "text/html" in data:
+        data["text/html"] = nh3.clean(joined(data["text/html"]),
+                                      attributes={**nh3.ALLOWED_ATTRIBUTES, "*": {"class", "title"}})
+    if "text/markdown" in data:
+        data["text/markdown"] = inert(joined(data["text/markdown"]))
+    data.pop("image/svg+xml", None)
+
+
+def _book_name(png: Path) -> str:
+    """A figure's path in the book: its folder and name with nothing but letters, digits, ``.``, ``_`` and ``-`` (a
+    file name is no markup and no other link)."""
+    return "/".join(re.sub(r"[^\w.\-]", "_", part) for part in (png.parent.name, png.name))
 
 
 def _image(png: Path, caption: str) -> list[str]:
-    return ["", f"![{caption}](figures/{png.parent.name}/{png.name})"]
+    return ["", f"![{inert(caption).replace('[', '(').replace(']', ')')}](figures/{_book_name(png)})"]
 
 
 def summary(built: verdicts.Report, *, profile: str) -> str:
@@ -134,7 +164,7 @@ def beyond(built: verdicts.Report, pngs: list[Path], shown: set[str]) -> str:
                                              "MAP 95% high", "MRR", "P@1"]].round(3))
         lines += [line for p in pngs if p.parent.name == real_substitute.NOTEBOOK for line in _image(p, p.stem)]
     drawn = set(re.findall(r"\]\(figures/([^)]+)\)", "\n".join(lines))) | shown
-    others = [p for p in pngs if f"{p.parent.name}/{p.name}" not in drawn]
+    others = [p for p in pngs if _book_name(p) not in drawn]
     if others:  # the notebooks' own figures: learning curves, sweeps, ablations
         lines += ["", "## Other figures of the notebooks"]
         lines += [line for p in others for line in _image(p, f"{p.parent.name}: {p.stem}")]
@@ -153,8 +183,8 @@ def sources(src: Path, built: verdicts.Report, *, guide_pages: list[Path], profi
     src = Path(src)
     pngs = sorted(p for p in Path(built.figures_dir).glob("*/*.png") if p.parent.name != "report")
     for png in pngs:  # the figures travel with the book, in their notebooks' folders
-        (src / "figures" / png.parent.name).mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(png, src / "figures" / png.parent.name / png.name)
+        (src / "figures" / _book_name(png)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(png, src / "figures" / _book_name(png))
     executed = sorted(Path(built.results_dir).glob("[0-9][0-9]_*/[0-9][0-9]_*.ipynb"))
     (src / "notebooks").mkdir(parents=True)
     for notebook in executed:

@@ -22,6 +22,7 @@ from reproq import notebook_json, paths
 from reproq.papers import PAPERS
 from reproq.report import items, verdicts
 from reproq.report.scope import scope_table
+from reproq.results.tables import inert
 
 # what a row shows, in this order; a column that is the same on every row of an item is left out
 COLUMNS = ["dataset", "split", "method", "setting", "metric", "variant", "paper", "ours", "gap", "margin", "seeds",
@@ -33,8 +34,8 @@ def cell(value) -> str:
     """A table cell as a reader reads it: nothing for a missing number (never ``nan`` or ``None``), yes or no for a
     truth value, no minus sign on a zero, and no character that would end a Markdown cell.
 
-    >>> [cell(v) for v in (float("nan"), None, True, -0.0, 3, "a|b")]
-    ['', '', 'yes', '0', '3', 'a\\\\|b']
+    >>> [cell(v) for v in (float("nan"), None, True, -0.0, 3, "a|b", "<b>")]
+    ['', '', 'yes', '0', '3', 'a\\\\|b', '&lt;b>']
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -42,7 +43,7 @@ def cell(value) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         value = f"{value + 0.0:g}"  # + 0.0: -0.0 is 0
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return inert(str(value)).replace("|", "\\|").replace("\n", " ")
 
 
 def markdown_table(frame: pd.DataFrame) -> list[str]:
@@ -107,7 +108,7 @@ def _disclosed(summary: str, lines: list[str]) -> list[str]:
 def _shaped(table: Path, notebook: str) -> list[str]:
     """A notebook's paper-shaped table as it wrote it (its caption, then the table), and where."""
     where = table.parent.name
-    return [table.read_text().strip(), "",
+    return [inert(table.read_text().strip()), "",
             f"Written by notebook [{where}]({notebook.format(where)}) to `results/{where}/{table.name}`."]
 
 

@@ -157,9 +157,19 @@ def paper_layout(table: pd.DataFrame) -> pd.DataFrame:
     return wide.astype(object).where(wide.notna(), "").reset_index()  # no "nan" where a paper has no number
 
 
+def inert(text: str) -> str:
+    """``text`` (from a record, a results table, a file name) as Markdown that opens no HTML tag on GitHub or in the
+    book: every ``<`` written as ``&lt;``, which both show as ``<``.
+
+    >>> inert('<a href="javascript:alert(1)">x</a> < 5')
+    '&lt;a href="javascript:alert(1)">x&lt;/a> &lt; 5'
+    """
+    return text.replace("<", "&lt;")
+
+
 def markdown(table: pd.DataFrame) -> str:
     """``table`` as a Markdown table (tabulate's, numbers aligned right) the way a reader reads it: a missing value
-    blank, never ``nan`` or ``None``; a truth value yes or no; no minus sign on a zero.
+    blank, never ``nan`` or ``None``; a truth value yes or no; no minus sign on a zero; no HTML tag (:func:`inert`).
 
     >>> print(markdown(pd.DataFrame({"MAP": [0.5, float("nan"), -0.0], "tied": [True, False, None]})))
     |   MAP | tied   |
@@ -175,4 +185,6 @@ def markdown(table: pd.DataFrame) -> str:
             shown[column] = shown[column].map({True: "yes", False: "no"})
         elif pd.api.types.is_float_dtype(shown[column]):
             shown[column] = shown[column] + 0.0  # -0.0 is 0
+        else:  # text from a record or a configuration opens no HTML tag where the table is shown
+            shown[column] = shown[column].map(lambda v: inert(v) if isinstance(v, str) else v)
     return shown.astype(object).where(shown.notna(), None).to_markdown(index=False, missingval="")
