@@ -111,7 +111,12 @@ def _download(source: str, f: DataFile, target: Path, progress: bool) -> None:
             total=length or f.size, unit="B", unit_scale=True, desc=f.key, leave=False,
             disable=not progress or (length or f.size or 0) < PROGRESS_MIN_BYTES,
         ) as bar:
+            copied = 0
             for chunk in iter(lambda: stream.read(CHUNK), b""):
+                copied += len(chunk)
+                if f.size is not None and copied > f.size:  # never more than the registry's size is copied
+                    raise DataError(f"is larger than the registry's {f.size:,} bytes (a different file, or endless); "
+                                    f"stopped at {copied:,} bytes and discarded")
                 out.write(chunk)
                 bar.update(len(chunk))
         if (got := git_blob_sha1(scratch)) != f.blob_sha1:

@@ -85,6 +85,23 @@ def test_truncated_source_is_rejected_and_leaves_nothing(tmp_path, entry, mirror
     assert not (root / entry.key).exists() and not leftovers(root)
 
 
+def test_a_download_stops_at_the_registrys_size(tmp_path, entry, monkeypatch):
+    """Issue 55: 1.07 GB were copied for a 610 KB file before the hash check said no."""
+    class Endless(io.RawIOBase):
+        served = 0
+
+        def read(self, size=-1):
+            Endless.served += size
+            return b"x" * size
+
+    monkeypatch.setattr(sources, "_open_source", lambda source: (Endless(), None))
+    root = tmp_path / "data"
+    result = sources.fetch_file(entry, root=root, mirror=str(tmp_path))
+    assert result.state == "failed" and "larger than the registry's" in result.message
+    assert Endless.served <= len(CONTENT) + 2 * sources.CHUNK and not (root / entry.key).exists()
+    assert not leftovers(root)
+
+
 @pytest.mark.parametrize("interruption", [OSError("connection reset"), KeyboardInterrupt()])
 def test_interrupted_download_leaves_nothing_that_passes_for_complete(tmp_path, entry, monkeypatch,
                                                                       interruption):
