@@ -73,16 +73,40 @@ def test_setup_takes_torch_from_the_cpu_index_where_no_nvidia_gpu_is_found(tmp_p
     assert cpu_index not in _setup_commands(tmp_path, plain, "TORCH_INDEX=")  # overridden
 
 
-def _locked() -> dict[str, tuple[str, list[str]]]:
-    """requirements.lock: package -> (its pinned version, the sha256 hashes of its files)."""
+LOCK_LINES = {  # each form a line of requirements.lock may take (uv's output)
+    "pin": r"([A-Za-z0-9_.\-]+)==(\S+) \\", "hash": r"    --hash=sha256:([0-9a-f]{64})( \\)?",
+    "via": r"    # via", "via one": r"    # via (\S.*)", "via each": r"    #   (\S.*)", "comment": r"# .*"}
+
+
+def _locked(text: str | None = None) -> dict[str, tuple[str, list[str], set[str]]]:
+    """requirements.lock (or ``text``): package -> (its pinned version, the sha256 hashes of its files, what it is
+    there for: the packages or ``reproq (pyproject.toml)`` that require it); ValueError at a line of no form of
+    :data:`LOCK_LINES` (a misspelt ``--hash``, a hash of another length, a stray word)."""
     locked, name = {}, None
-    for line in (paths.ROOT / "requirements.lock").read_text().splitlines():
-        if pinned := re.match(r"([A-Za-z0-9_.\-]+)==(\S+)", line):
-            name = pinned[1].lower().replace("_", "-")
-            locked[name] = (pinned[2], [])
-        elif hashed := re.match(r"\s+--hash=sha256:([0-9a-f]{64})", line):
-            locked[name][1].append(hashed[1])
+    lines = (paths.ROOT / "requirements.lock").read_text() if text is None else text
+    for number, line in enumerate(lines.splitlines(), 1):
+        kind, found = next(((k, m) for k, f in LOCK_LINES.items() if (m := re.fullmatch(f, line))), (None, None))
+        if kind is None or (kind != "comment" and kind != "pin" and name is None):
+            raise ValueError(f"requirements.lock, line {number}: {line!r} is no line of a lock")
+        if kind == "pin":
+            name = found[1].lower().replace("_", "-")
+            locked[name] = (found[2], [], set())
+        elif kind == "hash":
+            locked[name][1].append(found[1])
+        elif kind in ("via one", "via each"):
+            locked[name][2].add(found[1].split(" (")[0].lower().replace("_", "-") if "pyproject" not in found[1]
+                                else "reproq")
     return locked
+
+
+def _unnamed(locked: dict, wanted: set[str]) -> list[str]:
+    """The locked packages the project does not need: not in ``wanted`` (pyproject's), and required by no locked
+    package that is needed."""
+    needed, grew = {n for n in locked if n in wanted}, True
+    while grew:
+        more = {n for n, (_, _, via) in locked.items() if n not in needed and via & needed}
+        needed, grew = needed | more, bool(more)
+    return sorted(set(locked) - needed)
 
 
 def test_the_lock_pins_every_requirement_within_its_bound_with_hashes_and_setup_installs_it():
@@ -91,12 +115,13 @@ def test_the_lock_pins_every_requirement_within_its_bound_with_hashes_and_setup_
 
     project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
     locked = _locked()
-    assert len(locked) > 100 and all(hashes for _, hashes in locked.values())
+    assert len(locked) > 100 and all(hashes for _, hashes, _ in locked.values())
     assert "torch" not in locked and not [name for name in locked if name.startswith("nvidia")]
     wanted = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["dev"]]
     outside = [str(r) for r in wanted if r.name != "torch" and (r.name.lower() not in locked
                                                                or locked[r.name.lower()][0] not in r.specifier)]
     assert not outside, f"requirements.lock lacks these or pins them outside their bounds: {outside}"
+    assert not _unnamed(locked, {r.name.lower() for r in wanted}), "requirements.lock holds packages nothing needs"
     makefile = (paths.ROOT / "Makefile").read_text()
     assert "pip install --quiet --require-hashes -r $(LOCK)" in makefile and "LOCK ?= " in makefile
 
@@ -123,3 +148,23 @@ def test_the_conda_paths_commands_run_notebook_00_on_the_pip_environment(real_da
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "ran      00_datasets" in done.stdout + done.stderr
     assert (tmp_path / "build" / "smoke").is_dir()
+
+
+@pytest.mark.parametrize("damage", ["a misspelt --hash", "a hash of another length", "an extra package"])
+def test_the_lock_test_refuses_a_damaged_lock(damage):
+    """Issue 55: the lock test passed a requirements.lock with a misspelt --hash and an extra package."""
+    text = (paths.ROOT / "requirements.lock").read_text()
+    if damage == "a misspelt --hash":
+        text = text.replace("    --hash=sha256:", "    --hsh=sha256:", 1)
+    elif damage == "a hash of another length":
+        text = re.sub(r"(--hash=sha256:[0-9a-f]{64})", r"\1a", text, count=1)
+    else:
+        text += "leftpad==1.0 \\\n    --hash=sha256:" + "0" * 64 + "\n    # via\n    #   reproq (pyproject.toml)\n"
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {re.match(r"[A-Za-z0-9_.\-]+", r)[0].lower() for r in
+              project["dependencies"] + project["optional-dependencies"]["dev"]}
+    if damage == "an extra package":
+        assert _unnamed(_locked(text), wanted) == ["leftpad"]
+    else:
+        with pytest.raises(ValueError, match="is no line of a lock"):
+            _locked(text)
