@@ -251,7 +251,20 @@ def _scope(args) -> int:
 
 
 def _report(args) -> int:
+    from filelock import FileLock, Timeout
 
+    if not args.write:
+        return _report_built(args)
+    lock = paths.ROOT / ".report.lock"  # one writer of the committed pages and site at a time
+    try:
+        with FileLock(atomic.refuse_link(lock), timeout=0):
+            return _report_built(args)
+    except Timeout:
+        raise ValueError("another `reproq report --write` is writing the committed pages and site of this checkout; "
+                         "wait for it to finish, then run again") from None
+
+
+def _report_built(args) -> int:
     from reproq import results
     from reproq.report import book, browser, pages, readings, scope, verdicts  # pandas: only this command needs them
 

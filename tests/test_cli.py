@@ -259,3 +259,15 @@ def test_a_time_limit_is_a_positive_number_of_seconds_or_none(given, capsys, mon
     assert cli.main(["run", "--time-limit", "none", "--no-compare"]) == 0
     assert cli.main(["run", "--time-limit", "90", "--no-compare"]) == 0
     assert given_limits == [float("inf"), 90.0]
+
+
+def test_two_report_writes_at_once_are_refused_in_one_line(capsys):
+    """Issue 55: two `reproq report --write` at once shared a scratch folder; one exited 2 with the wrong advice."""
+    from filelock import FileLock
+
+    from reproq import paths
+
+    with FileLock(paths.ROOT / ".report.lock"):
+        assert cli.main(["report", "--write"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "another `reproq report --write` is writing" in line and "wait for it to finish" in line
