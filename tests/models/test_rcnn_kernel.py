@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import warnings
-from pathlib import Path
 
 import pytest
 import torch
@@ -211,13 +210,14 @@ def test_a_lock_left_by_a_killed_build_does_not_hang_the_next(monkeypatch, tmp_p
     from torch.utils import cpp_extension
 
     monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
-    name = f"reproq_rcnn_kernel_{torch.backends.cpu.get_cpu_capability().lower()}"
-    folder = Path(cpp_extension._get_build_directory(name, verbose=False))
+    name, _, folder = rcnn_kernel.target()
+    folder.mkdir(parents=True)
     (folder / "lock").touch()  # what a build killed mid-way leaves behind
     seen = {}
 
     def load(**options):
         seen.update(stale_lock=(folder / "lock").exists(), folder=options["build_directory"])
+        (folder / f"{name}.so").write_bytes(b"compiled")
         return "built"
 
     monkeypatch.setattr(cpp_extension, "load", load)
@@ -235,14 +235,12 @@ def test_a_first_use_build_killed_mid_way_does_not_hang_the_next_use(tmp_path):
     import sys
     import time
 
-    from torch.utils import cpp_extension
 
     env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(tmp_path), "REPROQ_RCNN_KERNEL": "cpp"}
     use = [sys.executable, "-c", "from reproq.models import rcnn_kernel; assert rcnn_kernel.kernel() is not None"]
-    name = f"reproq_rcnn_kernel_{torch.backends.cpu.get_cpu_capability().lower()}"
     os.environ["TORCH_EXTENSIONS_DIR"], saved = str(tmp_path), os.environ.get("TORCH_EXTENSIONS_DIR")
     try:
-        folder = Path(cpp_extension._get_build_directory(name, verbose=False))
+        folder = rcnn_kernel.target()[2]
     finally:
         os.environ.pop("TORCH_EXTENSIONS_DIR") if saved is None else os.environ.update(TORCH_EXTENSIONS_DIR=saved)
     first = subprocess.Popen(use, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -256,3 +254,30 @@ def test_a_first_use_build_killed_mid_way_does_not_hang_the_next_use(tmp_path):
     assert (folder / "lock").exists()  # what torch 2.13 then waits on for ever
     second = subprocess.run(use, env=env, capture_output=True, text=True, timeout=300)
     assert second.returncode == 0, second.stderr[-2000:]
+
+
+def test_a_compiled_kernel_changed_since_it_was_built_is_not_loaded(monkeypatch, tmp_path):
+    """Issue 55: a .so planted in the extension folder ran its code, and the user saw only 'could not be built'. The
+    kernel is loaded only where its file is the one this study built (its SHA-256 recorded then); another is removed
+    and built again, in one warning."""
+    from torch.utils import cpp_extension
+
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    name, _, folder = rcnn_kernel.target()
+    assert folder.is_relative_to(tmp_path) and folder.parent.name == "reproq"
+    builds = []
+
+    def load(**options):
+        builds.append((folder / f"{name}.so").exists())  # what was there when the build began
+        (folder / f"{name}.so").write_bytes(b"compiled by the study")
+        return "built"
+
+    monkeypatch.setattr(cpp_extension, "load", load)
+    assert rcnn_kernel._build.__wrapped__() == ("built", None) and rcnn_kernel.trusted(folder, name)
+    assert rcnn_kernel._build.__wrapped__() == ("built", None)  # reloaded: the file is the one built
+    (folder / f"{name}.so").write_bytes(b"planted")
+    assert not rcnn_kernel.trusted(folder, name)
+    with pytest.warns(RuntimeWarning, match="not the file this study built there"):
+        assert rcnn_kernel._build.__wrapped__() == ("built", None)
+    assert builds == [False, True, False]  # the planted file was removed before the build, never loaded
+    assert (folder / f"{name}.so").read_bytes() == b"compiled by the study"
