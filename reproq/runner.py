@@ -370,6 +370,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     if last and last.get("inputs") == inputs and outputs_intact(last.get("outputs", [])):
         return Outcome(notebook.stem, "skipped", 0.0, executed, "inputs unchanged since its last run")
     reason = "--force" if force else dependencies.why(last.get("inputs") if last else None, inputs)
+    marker = _committing(profile, notebook)
     executed.parent.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
     # papermill saves the copy cell by cell: it runs under a name that says so, so that a run killed outright leaves
@@ -404,6 +405,11 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
                              f"{executed}") from None
     except OSError as exc:  # the executed copy or a kernel file: a read-only or full folder, a missing kernel
         raise NotebookFailed(f"{notebook.name} could not be run: {type(exc).__name__}: {exc}") from None
+    finally:
+        if marker and marker.exists() and sys.exc_info()[0] is not None:
+            print(f"{notebook.stem}: its committed results and figures are half-written ({marker.name} says so): "
+                  f"`git checkout -- results/{notebook.stem} figures/{notebook.stem}` rolls them back, a run of it "
+                  "with --commit writes them whole", file=sys.stderr)
     seconds = time.time() - start
     written = [_bookkeeping(record_cost, profile, notebook.stem, {
         "seconds": round(seconds, 1), "peak_memory_mb": round(memory.peak_mb), "peak_memory_read": memory.how,
@@ -414,10 +420,31 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
     # the fingerprint of the inputs as the run leaves them (a run may have fetched or repaired a data file): only when
     # all of the above was written is the notebook finished; otherwise no stamp, and the next run runs it again
     if all(written):
+        if marker:
+            marker.unlink(missing_ok=True)  # the committed files of this notebook are whole again
         _bookkeeping(atomic.write_json, stamp, {
             "inputs": dependencies.parts(notebook, params, threads()), "seconds": round(seconds, 1), "parameters": params,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "outputs": recorded_outputs(notebook, profile)})
     return Outcome(notebook.stem, "ran", seconds, executed, reason)
+
+
+COMMITTING = ".committing.json"  # in a committed results folder while a run writes it (not ignored by git)
+
+
+def _committing(profile: str, notebook: Path) -> Path | None:
+    """Where the run writes the committed study, the marker that says its files of ``notebook`` are being written,
+    written now (a run killed mid-way leaves it: the folder is half-written until a run with --commit completes it;
+    git shows it, a test refuses it); None for a run into its run folder. A marker left by a stopped run is said."""
+    results_dir = paths.output_dirs(profile)[0]
+    if results_dir != paths.committed_dirs()[0]:
+        return None
+    marker = results_dir / notebook.stem / COMMITTING
+    left = atomic.read_json(marker, otherwise="it is written again")
+    if left:
+        print(f"{notebook.stem}: a run with --commit that began {left.get('began', '?')} stopped before it finished "
+              "writing the committed results; this run writes them whole", file=sys.stderr)
+    atomic.write_json(marker, {"began": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "pid": os.getpid()})
+    return marker
 
 
 def _local_kernel_manager():

@@ -564,3 +564,23 @@ def test_nothing_is_read_or_written_through_a_link_planted_in_build(place, noteb
     else:
         assert isinstance(said, str) and "is a symbolic link" in said and "remove it and run again" in said, said
         assert "SECRET" not in said
+
+
+def test_a_commit_run_stopped_mid_way_leaves_a_marker_the_next_run_completes(notebook_dir, tmp_path, monkeypatch,
+                                                                             capsys):
+    """Issue 55: a kill during --commit left the committed tree half-updated with nothing marking it."""
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")  # the runner's committed study (the kernel writes nothing)
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1", "raise RuntimeError('stopped mid-way')")
+    marker = tmp_path / "repo" / "results" / "00_ok" / runner.COMMITTING
+    with pytest.raises(runner.NotebookFailed):
+        list(runner.run(profile="cpu", progress=False, commit=True))
+    assert marker.is_file()  # what it wrote of the committed study so far is marked
+    assert "half-written" in capsys.readouterr().err
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    assert [o.status for o in runner.run(profile="cpu", progress=False, commit=True)] == ["ran"]
+    assert not marker.exists() and "stopped before it finished" in capsys.readouterr().err
+
+
+def test_no_committed_results_folder_is_half_written():
+    marked = sorted(str(p.parent) for p in (paths.ROOT / "results").glob(f"*/{runner.COMMITTING}"))
+    assert not marked, f"half-written by a --commit run that stopped: {marked}; run them again with --commit"
