@@ -516,9 +516,9 @@ def test_a_broken_notebook_is_one_line_naming_it_and_stops_no_run_of_another(not
 def _through_links(notebook_dir, outside, plant):
     """A smoke run of a notebook that writes a table, with ``plant(notebook)`` done first: the outcome, or the
     one-line error, and whether anything outside changed."""
-    write_notebook(notebook_dir / "00_ok.ipynb", "from reproq.results import Outputs\nimport pandas as pd\n"
-                                                 "Outputs('00_ok', profile=PROFILE).save_table(pd.DataFrame({'a': [1]}),"
-                                                 " 't', synthetic=False)")
+    write_notebook(notebook_dir / "00_ok.ipynb",
+                   "from reproq.results import Outputs\nimport pandas as pd\n"
+                   "Outputs('00_ok', profile=PROFILE).save_table(pd.DataFrame({'a': [1]}), 't', synthetic=False)")
     before = sorted((p.name, p.read_bytes()) for p in outside.rglob("*") if p.is_file())
     plant(notebook_dir / "00_ok.ipynb")
     try:
