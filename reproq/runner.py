@@ -22,6 +22,7 @@ notebook's reading cells from them (:mod:`reproq.report.readings`).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -316,10 +317,12 @@ def _stamp(profile: str, notebook: Path) -> Path:
 
 
 def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
-    """The lock that admits one run of ``notebook`` in ``profile``, and the file naming its holder's pid: beside the
-    results the run writes (``<results>/<notebook>/.run.lock``), so that two build folders (``REPROQ_BUILD``) never
-    write one results folder at once, and removing ``build/`` under a running notebook admits no second one."""
-    folder = paths.output_dirs(profile)[0] / notebook.stem
+    """The lock that admits one run of ``notebook`` in ``profile``, and the file naming its holder's pid: named by the
+    results folder the run writes, so that two build folders (``REPROQ_BUILD``) never write one results folder at
+    once, and outside it and outside ``build/`` (in the system's temporary folder), so that removing either under a
+    running notebook admits no second one (``rm -rf build/smoke`` during a smoke run let a second run in)."""
+    results = os.path.abspath(paths.output_dirs(profile)[0] / notebook.stem)
+    folder = Path(tempfile.gettempdir()) / "reproq-admission" / hashlib.sha256(results.encode()).hexdigest()[:20]
     return folder / ".run.lock", folder / ".run.pid"
 
 

@@ -423,18 +423,22 @@ def test_a_side_by_side_log_that_is_a_link_is_not_written_through(notebook_dir, 
     assert victim.read_text() == "untouched\n" and not notebook_schedule.log_path("smoke", notebook_dir / "00_a.ipynb").exists()
 
 
-def test_the_lock_that_admits_a_run_lives_beside_the_results_it_writes(tmp_path, monkeypatch):
+def test_the_lock_that_admits_a_run_is_named_by_the_results_it_writes_and_lives_outside_them(tmp_path, monkeypatch):
     """Issue 42: two `cpu` runs with different REPROQ_BUILD wrote one results/ folder side by side (the lock was in
-    each build folder); now both ask the same lock, under the results they write."""
+    each build folder); now both ask the same lock, named by the results they write. Issue 55: the lock lived in
+    build/smoke, and `rm -rf build/smoke` during a smoke run let a second run of the notebook in."""
     nb = paths.NOTEBOOKS_DIR / "00_datasets.ipynb"
     locks = []
     for build in ("one", "two"):
         monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / build))
         with runner.committing(True):  # both write the committed study
             locks.append(runner.admission("cpu", nb))
-    assert locks[0] == locks[1] and locks[0][0] == paths.ROOT / "results" / "00_datasets" / ".run.lock"
-    for profile in ("smoke", "cpu"):  # a run into a run folder: its build's
-        assert runner.admission(profile, nb)[0].is_relative_to(tmp_path / "two")
+    assert locks[0] == locks[1]
+    for profile in ("smoke", "cpu"):  # a run into a run folder: its build's, a lock of its own
+        lock = runner.admission(profile, nb)[0]
+        assert lock != locks[0] and not lock.is_relative_to(tmp_path) and not lock.is_relative_to(paths.ROOT)
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "one"))
+    assert runner.admission("smoke", nb) != runner.admission("smoke", paths.NOTEBOOKS_DIR / "01_lexical_baselines.ipynb")
 
 
 
