@@ -252,6 +252,22 @@ def test_the_wheel_holds_every_file_the_package_reads_and_runs_without_the_check
     fetched = run("data", "fetch", "askubuntu")
     assert "verified  askubuntu/dev.txt" in fetched.stdout and "Traceback" not in fetched.stderr, fetched.stderr[-2000:]
     assert (tmp_path / "data" / "askubuntu" / "dev.txt").is_file()
+    # lab 1's reference solution graded by nbgrader's own command in that environment: the kernel, the checks and the
+    # grading apart all the wheel's (the course folder is the instructor's, released from the checkout)
+    lab, course_dir = "lab1_metrics", tmp_path / "course"
+    course.release(course_dir, only=[lab])
+    submitted = course_dir / "submitted" / "ref" / lab / f"{lab}.ipynb"
+    submitted.parent.mkdir(parents=True)
+    submitted.write_text((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text())
+    graded = subprocess.run([python, "-m", "nbgrader", "autograde", lab], cwd=course_dir, capture_output=True,
+                            text=True, timeout=600,
+                            env=env | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"})
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gradebook:
+        result = gradebook.find_submission(lab, "ref")
+        assert result.score == result.max_score == 9, (result.score, result.max_score)
 
 
 def _appended(text: str, cell_id: str, code: str) -> str:
