@@ -206,8 +206,11 @@ def _handshake(address: str, timeout: float) -> None:
 
     try:  # in a thread of its own: a notebook's kernel already runs an event loop
         with ThreadPoolExecutor(1) as thread:
-            thread.submit(asyncio.run, asyncio.wait_for(identity(), timeout)).result()
-    except (OSError, TimeoutError) as exc:
+            answer = thread.submit(asyncio.run, asyncio.wait_for(identity(), timeout)).result()
+        if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
+            raise OSError(f"it answered {type(answer).__name__}, not a scheduler's identity")
+    except Exception as exc:  # noqa: BLE001 - whatever a listener that is no scheduler makes of it (a frame
+        # announced as 2^62 bytes was a 4 EiB allocation's MemoryError): not a Dask scheduler
         raise ValueError(f"something listens at {address}, but no Dask scheduler answered within {timeout:.0f} s "
                          f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}): give the address of a "
                          "`dask scheduler`, or leave --address out for a local cluster") from None

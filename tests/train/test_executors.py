@@ -87,6 +87,30 @@ def test_a_scheduler_address_is_checked_before_anything_runs():
         check("dask", address="http://scheduler")
 
 
+def test_a_listener_announcing_a_huge_frame_is_no_scheduler_in_one_line():
+    """Issue 55: a listener that announced a 2^62-byte frame made a 4 EiB allocation and a MemoryError traceback."""
+    import socket
+    import struct
+    import threading
+
+    from reproq.train.executors import check
+
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+
+        def announce():
+            peer, _ = listening.accept()
+            with peer:
+                peer.sendall(struct.pack("<Q", 2 ** 62))
+                peer.recv(1 << 16)
+
+        threading.Thread(target=announce, daemon=True).start()
+        with pytest.raises(ValueError, match=r"something listens at tcp://127.0.0.1:\d+, but no Dask") as caught:
+            check("dask", address=f"tcp://127.0.0.1:{listening.getsockname()[1]}")
+    assert len(str(caught.value).splitlines()) == 1
+
+
 def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, capsys):
     from reproq.train import checkpoint, retrain
 
