@@ -13,7 +13,9 @@ in — so both backends give the same records in the same order.
   worker dies (killed, out of memory) while it receives that data or mid-run, the scheduler gives its tasks to
   another worker (up to ``distributed.scheduler.allowed-failures`` times, 3 by default); a run that raises is tried
   again ``retries`` times. Each worker process runs one run at a
-  time with the same torch thread count as a local run, so its numbers are the local run's.
+  time with the same torch thread count as a local run, so its numbers are the local run's. Workers that declare a
+  GPU (``dask worker --resources GPU=1``, one per GPU: :func:`gpu_resources`) each run one run at a time on it, and
+  each run's settings say which device it had.
 
 Why Dask and not Ray: both would do. Dask's ``distributed`` is a pure-Python wheel of a few MB that starts a
 scheduler and workers in a second on a laptop and connects to the usual HPC schedulers through dask-jobqueue;
@@ -31,6 +33,7 @@ sees (and the client, which keeps each finished run's record there: :class:`repr
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import warnings
@@ -69,12 +72,36 @@ def _identity(value):
     return value
 
 
+GPU = "GPU"  # the Dask worker resource a worker with a GPU declares (`dask worker --resources GPU=1`)
+
+
 def _with_threads(threads: int, fn: Callable, *item):
-    """``fn(*item)`` on a worker, with torch's intra-op thread count of the run this stands for."""
+    """``fn(*item)`` on a worker, with torch's intra-op thread count of the run this stands for; a training run's
+    result says which device its worker gave it (its settings' ``device``: the GPU the worker sees, or ``cpu``)."""
     import torch
 
     torch.set_num_threads(threads)
-    return fn(*item)
+    result = fn(*item)
+    if dataclasses.is_dataclass(result) and isinstance(getattr(result, "settings", None), dict):
+        result = dataclasses.replace(result, settings={**result.settings, "device": _worker_device()})
+    return result
+
+
+def _worker_device() -> str:
+    """The device a run on this worker uses: its GPU (name, and ``CUDA_VISIBLE_DEVICES`` where set), else ``cpu``."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return "cpu"
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return f"cuda:0 ({torch.cuda.get_device_name(0)}" + (f", CUDA_VISIBLE_DEVICES={visible})" if visible else ")")
+
+
+def gpu_resources(client) -> dict[str, int] | None:
+    """``{"GPU": 1}`` where the cluster's workers declare GPUs (:data:`GPU`): each run then asks for one, so that a
+    worker runs one run on its GPU at a time, whatever its thread count; None on a cluster without."""
+    workers = client.scheduler_info().get("workers", {}).values()
+    return {GPU: 1} if any(w.get("resources", {}).get(GPU) for w in workers) else None
 
 
 class DaskExecutor:
@@ -114,8 +141,9 @@ class DaskExecutor:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Large object", category=UserWarning)  # that is its point
             shared = client.submit(_identity, fn, pure=False)
-        futures = [client.submit(_with_threads, self.threads, shared, *item, pure=False, retries=self.retries)
-                   for item in items]
+        resources = gpu_resources(client)
+        futures = [client.submit(_with_threads, self.threads, shared, *item, pure=False, retries=self.retries,
+                                 resources=resources) for item in items]
         index = {future.key: i for i, future in enumerate(futures)}
         results = [None] * len(futures)
         # the workers' own progress bars go to their logs; this one says how the grid advances

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -9,6 +10,7 @@ import os
 import numpy as np
 import pytest
 
+from reproq.train import executors
 from reproq.train.executors import Sequential, executor
 from reproq.train.grid import RunResult, RunStore, run_grid
 
@@ -201,3 +203,44 @@ def test_a_worker_lost_while_the_local_cluster_starts_costs_one_more_start(tmp_p
         assert (tmp_path / "died").exists()  # a worker did die as it started
     finally:
         dask_executor.close()
+
+
+def _timed_run(config: str, seed: int) -> RunResult:
+    """A run that takes a moment and says where and when it ran (in its settings)."""
+    import time
+
+    from distributed import get_worker
+
+    began = time.monotonic()
+    time.sleep(0.4)
+    run = fake_run(config, seed)
+    return dataclasses.replace(run, settings={"worker": get_worker().address, "began": began,
+                                              "ended": time.monotonic()})
+
+
+@pytest.mark.slow
+def test_workers_that_declare_a_gpu_run_one_run_each_at_a_time_and_say_which_device():
+    """Issue 56: on a cluster of GPU workers (each `dask worker --resources GPU=1`) one run per GPU at a time, each
+    run saying the device it had; here two workers declare a GPU they do not have, with two threads each (which
+    without the resource would run two runs side by side on a worker), and the runs equal the local backend's."""
+    from distributed import LocalCluster
+
+    from reproq.train.executors import DaskExecutor
+
+    items = [(c, s) for c in ("a", "b", "c") for s in (1, 2)]
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None,
+                      resources={"GPU": 1}) as cluster:
+        ran = DaskExecutor(cluster.scheduler_address, threads=1).map(_timed_run, items)
+        assert executors.gpu_resources(executors._client(cluster.scheduler_address, 1, 1)) == {"GPU": 1}
+        executors._client.cache_clear()
+    def numbers(runs):
+        return [(r.config, r.seed, r.scores, r.history[1:], r.best_epoch) for r in runs]
+
+    assert numbers(ran) == numbers(Sequential().map(fake_run, items))  # the local backend's runs
+    assert {run.settings["device"] for run in ran} == {"cpu"}  # no GPU here: the device each run had
+    by_worker = {}
+    for run in ran:
+        by_worker.setdefault(run.settings["worker"], []).append((run.settings["began"], run.settings["ended"]))
+    for spans in by_worker.values():  # never two runs at once on one worker
+        spans.sort()
+        assert all(ended <= began for (_, ended), (began, _) in zip(spans, spans[1:])), spans
