@@ -132,10 +132,11 @@ def test_a_time_limit_reaches_the_side_by_side_children():
                                                   parameters={}, force=False, threads=1, executor={"executor": "local"})
 
 
-@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
-def test_no_process_of_a_side_by_side_run_outlives_its_parent(tmp_path, how):
+@pytest.mark.parametrize("how, busy", [("SIGTERM", False), ("SIGKILL", False), ("SIGTERM", True)])
+def test_no_process_of_a_side_by_side_run_outlives_its_parent(tmp_path, how, busy):
     """Issue 42: SIGTERM or kill -9 of a ``--jobs`` parent left its ``reproq run`` children and their kernels running
-    their notebooks to the end."""
+    their notebooks to the end. Issue 55: with both cores busy (``busy``: two processes spinning), one child was still
+    alive 8 s after its parent's SIGTERM."""
     import signal
 
     import nbformat
@@ -164,11 +165,16 @@ def test_no_process_of_a_side_by_side_run_outlives_its_parent(tmp_path, how):
             time.sleep(0.5)
         else:
             pytest.fail("the two kernels never started")
+        spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 if busy else 0)]
+        time.sleep(1 if busy else 0)
+        sent = time.monotonic()
         os.kill(parent.pid, getattr(signal, how))
         parent.wait(timeout=30)
-        _, alive = psutil.wait_procs(family, timeout=5)
-        assert not alive, f"left running after {how} of the parent: {[p.cmdline()[:3] for p in alive]}"
+        _, alive = psutil.wait_procs(family, timeout=max(0.0, 5 - (time.monotonic() - sent)))
+        assert not alive, f"left running 5 s after {how} of the parent: {[p.cmdline()[:3] for p in alive]}"
     finally:
+        for spinner in locals().get("spinning", []):
+            spinner.kill()
         parent.kill()
         for p in psutil.Process().children(recursive=True):
             p.kill()
