@@ -84,16 +84,18 @@ def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync
 
 
 def _anchors() -> list[Path]:
-    """The folders below which no link is followed: the checkout (its results/, figures/, docs/) and the build
-    folder. Each may itself be a link (a build folder on another disk); what is inside them may not."""
+    """The folders below which no link is followed: the committed study's (``results/``, ``figures/``, ``docs/``) and
+    the build folder. Each may itself be a link (a build folder on another disk); what is inside them may not. The
+    data folder is not one of them: a link to a shared copy of the data is a user's choice."""
     from reproq import paths
 
-    return [Path(os.path.abspath(paths.ROOT)), Path(os.path.abspath(paths.build_dir()))]
+    return [Path(os.path.abspath(folder)) for folder in (paths.ROOT / "results", paths.ROOT / "figures",
+                                                          paths.ROOT / "docs", paths.build_dir())]
 
 
 def unlinked(path: str | Path, *, reading: bool = False) -> Path:
-    """``path``, or ValueError in one line where a folder on its way inside the checkout or the build folder is a
-    symbolic link (a write would land where the link points: a folder link in ``build/smoke/results`` made a smoke
+    """``path``, or ValueError in one line where a folder on its way inside the committed study's folders or the
+    build folder (:func:`_anchors`) is a symbolic link (a write would land where the link points: a folder link in ``build/smoke/results`` made a smoke
     run rewrite committed files), or, ``reading``, where the file itself is a link (a planted ``settings.json`` was
     read and copied into what a run wrote) or is there but is not a regular file (a FIFO named ``x.jsonl`` hung every
     reader). A link at the name of a file written is replaced by the file (:func:`replace_atomically`)."""

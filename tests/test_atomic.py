@@ -32,3 +32,19 @@ def test_read_json_names_an_unreadable_file_and_gives_none(tmp_path):
         assert atomic.read_json(torn, otherwise="started afresh") is None
     assert atomic.read_json(tmp_path / "missing.json", otherwise="-") is None
     assert atomic.read_json(atomic.write_json(tmp_path / "ok.json", {"a": 1}), otherwise="-") == {"a": 1}
+
+
+def test_a_data_folder_that_is_a_link_is_written_through_and_a_results_folder_link_is_not(tmp_path, monkeypatch):
+    """A link to a shared copy of the data is a user's choice (the data folder is no committed or build folder);
+    a folder link inside results/ is refused (issue 55)."""
+    from reproq import paths
+
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "repo" / "results").mkdir(parents=True)
+    (tmp_path / "repo" / "data").symlink_to(tmp_path / "shared")
+    atomic.write_text(tmp_path / "repo" / "data" / "askubuntu" / "dev.txt", "ok")
+    assert (tmp_path / "shared" / "askubuntu" / "dev.txt").read_text() == "ok"
+    (tmp_path / "repo" / "results" / "00_x").symlink_to(tmp_path / "shared")
+    with pytest.raises(ValueError, match="00_x is a symbolic link"):
+        atomic.write_text(tmp_path / "repo" / "results" / "00_x" / "t.csv", "no")
