@@ -30,13 +30,13 @@ CHOICES = ("auto", "cpp", "python")
 
 # The CPU's vector instructions, for gcc to vectorize the fused element-wise passes; the module name carries the
 # capability, so that a cached build never runs on a CPU without its instructions.
-_TARGET_FLAGS = {"AVX512": ["-mavx512f", "-mavx512dq", "-mavx512bw", "-mavx512vl", "-mavx2", "-mfma"],
-                 "AVX2": ["-mavx2", "-mfma"]}
+_TARGET_FLAGS = {"AVX512": ("-mavx512f", "-mavx512dq", "-mavx512bw", "-mavx512vl", "-mavx2", "-mfma"),
+                 "AVX2": ("-mavx2", "-mfma")}
 
 # at::parallel_for shares the rows of the kernel's element-wise passes among torch's threads only where the kernel is
 # compiled with OpenMP; without it the passes run on one thread whatever torch.get_num_threads() says. The library
 # it links (libgomp.so.1) is the one torch has already loaded, so the two share one pool of threads and its count.
-_OPENMP_FLAGS = ["-fopenmp"] if torch.backends.openmp.is_available() else []
+_OPENMP_FLAGS = ("-fopenmp",) if torch.backends.openmp.is_available() else ()
 
 
 BUILD_WAIT_S = 900  # how long to wait for another process's build of the kernel before running the Python loops
@@ -95,8 +95,10 @@ def _build() -> tuple[ModuleType | None, str | None]:
                 shutil.rmtree(folder)
                 folder.mkdir(parents=True)
             (folder / "lock").unlink(missing_ok=True)  # torch's, left by a killed build: nobody else builds now
-            module = load(name=name, sources=[str(SOURCE)], build_directory=str(folder), extra_cflags=flags,
-                          extra_ldflags=_OPENMP_FLAGS)
+            # copies: torch's load appends its own flags to the lists it is given (it had grown _OPENMP_FLAGS, and so
+            # the folder's key, for every later build in the process)
+            module = load(name=name, sources=[str(SOURCE)], build_directory=str(folder), extra_cflags=list(flags),
+                          extra_ldflags=list(_OPENMP_FLAGS))
             atomic.write_json(folder / BUILT, {"sha256": _sha256(folder / f"{name}.so"), "folder": folder.name})
     except Exception as error:  # no compiler, no ninja, a build error, a build elsewhere too long: fall back
         return None, f"{type(error).__name__}: {error}"

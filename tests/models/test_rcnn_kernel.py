@@ -269,6 +269,7 @@ def test_a_compiled_kernel_changed_since_it_was_built_is_not_loaded(monkeypatch,
 
     def load(**options):
         builds.append((folder / f"{name}.so").exists())  # what was there when the build began
+        options["extra_ldflags"].append("-ltorch")  # as torch's own load does to the lists it is given
         (folder / f"{name}.so").write_bytes(b"compiled by the study")
         return "built"
 
@@ -280,4 +281,5 @@ def test_a_compiled_kernel_changed_since_it_was_built_is_not_loaded(monkeypatch,
     with pytest.warns(RuntimeWarning, match="not the file this study built there"):
         assert rcnn_kernel._build.__wrapped__() == ("built", None)
     assert builds == [False, True, False]  # the planted file was removed before the build, never loaded
+    assert rcnn_kernel.target()[2] == folder  # a build leaves the folder's key as it was (torch's load had grown it)
     assert (folder / f"{name}.so").read_bytes() == b"compiled by the study"
