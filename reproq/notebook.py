@@ -98,6 +98,12 @@ def number(x: float) -> str:
     return f"{x:.4f}" if math.isfinite(x) and abs(x) < 1e15 else f"{x:g}"
 
 
+def table_html(table: pd.DataFrame) -> str:
+    """A table as a notebook shows it (:func:`as_read`): pandas' HTML at :func:`number`'s precision, a missing value
+    blank, at most 60 rows shown."""
+    return table.to_html(na_rep="", float_format=number, max_rows=60)
+
+
 def as_read(shell=None) -> None:
     """Make the outputs of the running notebook (``shell``, default: IPython's, none outside a kernel) read like a
     paper's: a table's numbers at :func:`number`'s precision with a missing value blank (not ``NaN``), a float at
@@ -109,7 +115,7 @@ def as_read(shell=None) -> None:
     if shell is None:
         return
     html, plain = (shell.display_formatter.formatters[kind] for kind in ("text/html", "text/plain"))
-    html.for_type(pd.DataFrame, lambda table: table.to_html(na_rep="", float_format=number, max_rows=60))
+    html.for_type(pd.DataFrame, table_html)
     plain.for_type(pd.DataFrame, lambda table, p, cycle: p.text(
         table.to_string(na_rep="", float_format=number, max_rows=60)))
     plain.for_type(pd.Series, lambda series, p, cycle: p.text(

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from reproq import notebook_schedule, paths, results
+from reproq.notebook import table_html
 from reproq.report import pages, verdicts
 
 REPORT = notebook_schedule.report_notebook()  # notebooks/13_report.ipynb
@@ -50,7 +51,7 @@ def _cells(notebook) -> list[tuple[str, str]]:
 
 def test_the_executed_report_notebook_is_the_current_one_run_on_the_committed_records(built):
     """Its cells are the source notebook's, and each table it shows is the one the committed records give now (as
-    the kernel showed it: pandas' HTML, which no terminal width moves)."""
+    the kernel showed it: pandas' HTML as reproq.notebook.as_read renders it, which no terminal width moves)."""
     assert _cells(EXECUTED) == _cells(REPORT), \
         f"{EXECUTED.relative_to(paths.ROOT)} ran another version of {REPORT.name}: `reproq run --only 13 --commit`"
     shown = {}
@@ -60,6 +61,6 @@ def test_the_executed_report_notebook_is_the_current_one_run_on_the_committed_re
         if last and last[0] in SHOWN and html:
             shown[last[0]] = "".join(html[0])
     assert sorted(shown) == sorted(SHOWN), f"the executed report shows no output of {sorted(set(SHOWN) - set(shown))}"
-    stale = [expression for expression, table in SHOWN.items() if shown[expression] != table(built)._repr_html_()]
+    stale = [expression for expression, table in SHOWN.items() if shown[expression] != table_html(table(built))]
     assert not stale, f"{EXECUTED.relative_to(paths.ROOT)} shows stale {', '.join(stale)}: " \
                       "`reproq run --only 13 --commit`"
