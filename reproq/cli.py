@@ -190,7 +190,10 @@ def _compare_with_the_study(profile: str, notebooks: list[str]) -> None:
     from reproq.results.records import code_version
 
     said = rerun.against(paths.committed_dirs()[0], notebooks, machine=describe("cpu"), commit=code_version())
-    md, _ = rerun.page(pairs, paths.run_dir(profile), title=f"This {profile} run beside the committed study", said=said)
+    written = rerun.outputs(paths.committed_dirs(), paths.output_dirs(profile), notebooks)
+    print("tables and figures: " + ", ".join(f"{n} {kind}" for kind, n in written["kind"].value_counts().items()))
+    md, _ = rerun.page(pairs, paths.run_dir(profile), title=f"This {profile} run beside the committed study", said=said,
+                       written=written)
     print(f"the comparison, record by record: {md} (and {md.with_suffix('.html').name})")
 
 

@@ -158,3 +158,28 @@ def test_a_run_that_compares_nothing_says_why(argv, why, tmp_path, monkeypatch, 
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "no comparison with the committed study: " in out and why in out and "records compared" not in out
+
+
+def test_the_tables_and_figures_a_run_rewrites_are_compared_too(tmp_path, monkeypatch, capsys):
+    """Issue 55: the comparison paired records only; a table or a figure a run wrote differently passed unseen."""
+    committed, again = (tmp_path / "c" / "results", tmp_path / "c" / "figures"), (tmp_path / "r" / "results",
+                                                                                  tmp_path / "r" / "figures")
+    for results_dir, figures_dir in (committed, again):
+        (results_dir / "04_trecqa_ctrn").mkdir(parents=True)
+        (figures_dir / "04_trecqa_ctrn").mkdir(parents=True)
+        (results_dir / "04_trecqa_ctrn" / "same.csv").write_text("method,MAP\nQRNN,0.75\n")
+        (figures_dir / "04_trecqa_ctrn" / "same.png").write_bytes(b"png")
+    (committed[0] / "04_trecqa_ctrn" / "t.csv").write_text("method,MAP\nQRNN,0.75\nCTRN,0.74\n")
+    (again[0] / "04_trecqa_ctrn" / "t.csv").write_text("method,MAP\nQRNN,0.75\nCTRN,0.80\n")  # a number moved
+    (committed[0] / "04_trecqa_ctrn" / "r.csv").write_text("x\n0.1\n")
+    (again[0] / "04_trecqa_ctrn" / "r.csv").write_text("x\n0.10000000000000002\n")  # another order of sums
+    (committed[1] / "04_trecqa_ctrn" / "f.png").write_bytes(b"one drawing")
+    (again[1] / "04_trecqa_ctrn" / "f.png").write_bytes(b"another drawing")
+    (committed[1] / "04_trecqa_ctrn" / "gone.png").write_bytes(b"png")
+    written = rerun.outputs(committed, again, ["04_trecqa_ctrn"])
+    assert dict(zip(written["file"], written["kind"])) == {
+        "r.csv": "within float rounding", "same.csv": "identical", "t.csv": "moved", "f.png": "redrawn",
+        "gone.png": "missing", "same.png": "identical"}
+    md, _ = rerun.page(rerun.compare(*(d[0] for d in (committed, again)), ["04_trecqa_ctrn"]), tmp_path, title="t",
+                       written=written)
+    assert "every table and figure not identical" in md.read_text() and "f.png" in md.read_text()

@@ -60,6 +60,39 @@ def compare(committed_dir: Path, rerun_dir: Path, folders: list[str]) -> pd.Data
     return both.drop(columns=["_merge", "nth", "per_question committed", "per_question rerun"])
 
 
+def outputs(committed: tuple[Path, Path], rerun: tuple[Path, Path], folders: list[str]) -> pd.DataFrame:
+    """Every table (``results/<notebook>/*.csv``) and figure (``figures/<notebook>/*.png``) of the notebooks
+    ``folders`` in either study (each a ``(results_dir, figures_dir)``), and its kind: a table compared as data
+    (identical, within float rounding: numbers at most :data:`ROUNDING` apart relatively and the rest equal, or moved),
+    a figure by its bytes (identical or redrawn), else missing or new."""
+    rows = []
+    for folder in folders:
+        for what, pattern, index in (("table", "*.csv", 0), ("figure", "*.png", 1)):
+            here, there = Path(committed[index]) / folder, Path(rerun[index]) / folder
+            names = sorted({p.name for side in (here, there) if side.is_dir() for p in side.glob(pattern)})
+            for name in names:
+                a, b = here / name, there / name
+                kind = ("missing" if not b.is_file() else "new" if not a.is_file()
+                        else _table_kind(a, b) if what == "table" else
+                        "identical" if a.read_bytes() == b.read_bytes() else "redrawn")
+                rows.append({"where": folder, "output": what, "file": name, "kind": kind})
+    return pd.DataFrame(rows, columns=["where", "output", "file", "kind"])
+
+
+def _table_kind(a: Path, b: Path) -> str:
+    """Two CSV tables as data: identical, within float rounding, or moved (another shape, column or value)."""
+    if a.read_bytes() == b.read_bytes():
+        return "identical"
+    x, y = pd.read_csv(a), pd.read_csv(b)
+    if x.shape != y.shape or list(x.columns) != list(y.columns):
+        return "moved"
+    numbers = [c for c in x.columns if pd.api.types.is_numeric_dtype(x[c]) and pd.api.types.is_numeric_dtype(y[c])]
+    others = [c for c in x.columns if c not in numbers]
+    close = all(np.allclose(x[c].astype(float), y[c].astype(float), rtol=ROUNDING, atol=0, equal_nan=True)
+                for c in numbers)
+    return "within float rounding" if close and x[others].equals(y[others]) else "moved"
+
+
 def _question_gap(committed, rerun) -> float:
     """The largest |rerun − committed| of one question's value (0 where both hold the same; inf where their questions
     differ in number or a value is not finite); 0 where a side is missing (the record is, which says so)."""
@@ -136,13 +169,17 @@ STYLE = ("body {font-family: system-ui, sans-serif; max-width: 110em; margin: 2e
          " p.against {color: #555}")
 
 
-def page(pairs: pd.DataFrame, run_dir: Path, *, title: str, said: str = "") -> tuple[Path, Path]:
+def page(pairs: pd.DataFrame, run_dir: Path, *, title: str, said: str = "",
+         written: pd.DataFrame | None = None) -> tuple[Path, Path]:
     """Write the comparison as ``comparison.md`` and ``comparison.html`` in ``run_dir``: what it compares
     (``said``: :func:`against`), the summary line, the counts per notebook, the files the rerun did not write, the
-    largest moves, and every record that moved, is missing or is new."""
+    largest moves, every record that moved, is missing or is new, and every table and figure (``written``:
+    :func:`outputs`) that is not identical."""
     shown = {"per notebook": counts(pairs), "files the rerun did not write": unwritten(pairs),
              "largest moves": largest_moves(pairs),
              "every record not identical": pairs[pairs["kind"] != "identical"].drop(columns=["where"])}
+    if written is not None:
+        shown["every table and figure not identical"] = written[written["kind"] != "identical"]
     markdown = f"# {title}\n\n" + (f"{said}.\n\n" if said else "") + f"{summary(pairs)}.\n\n" + "".join(
         f"## {name}\n\n{_markdown(table) if len(table) else '(none)'}\n\n"
         for name, table in shown.items())
