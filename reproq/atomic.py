@@ -95,10 +95,11 @@ def _anchors() -> list[Path]:
 
 def unlinked(path: str | Path, *, reading: bool = False) -> Path:
     """``path``, or ValueError in one line where a folder on its way inside the committed study's folders or the
-    build folder (:func:`_anchors`) is a symbolic link (a write would land where the link points: a folder link in ``build/smoke/results`` made a smoke
-    run rewrite committed files), or, ``reading``, where the file itself is a link (a planted ``settings.json`` was
-    read and copied into what a run wrote) or is there but is not a regular file (a FIFO named ``x.jsonl`` hung every
-    reader). A link at the name of a file written is replaced by the file (:func:`replace_atomically`)."""
+    build folder (:func:`_anchors`) is a symbolic link (a write would land where the link points: a folder link in
+    ``build/smoke/results`` made a smoke run rewrite committed files), or, ``reading``, where the file itself is a link
+    (a planted ``settings.json`` was read and copied into what a run wrote) or is there but is not a regular file (a
+    FIFO named ``x.jsonl`` hung every reader). A link at the name of a file written is replaced by the file
+    (:func:`replace_atomically`)."""
     path = Path(os.path.abspath(path))
     anchor = max((a for a in _anchors() if path.is_relative_to(a)), key=lambda a: len(a.parts), default=None)
     if anchor is not None:

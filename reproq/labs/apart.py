@@ -11,9 +11,9 @@ is the cell's grade:
   holds only those), no ``exec``, ``eval``, ``compile``, ``open``, ``getattr`` or dunder names (a top-level
   statement using one is refused before it runs, with its line: :func:`refusal`), no file it can write;
 - the lab's own cells, its checks and its hidden tests run here, in the grader's process, with each of the student's
-  functions standing for a call into that process (:class:`Remote`): every argument and every result crosses as
-  JSON, so what the checks compare are plain numbers and arrays, and the student's process never sees a test's code
-  or its expected answers;
+  functions standing for a call into that process (:meth:`StudentProcess.remote`): every argument and every result
+  crosses as JSON, so what the checks compare are plain numbers and arrays, and the student's process never sees a
+  test's code or its expected answers;
 - the checks draw fresh random inputs at each grading (:mod:`reproq.labs.checks`), so no table of answers can pass.
 
 A graded cell's outputs become what this run gave: nothing, or its error in one line (its message names the mistake,
@@ -42,6 +42,7 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.utils import is_grade, is_solution
 from traitlets import Bool
 
 from reproq.labs.student_process import WITHHELD, decode, encode
@@ -209,26 +210,22 @@ class StudentProcess:
         self.close()
 
 
-def _is(cell, what: str) -> bool:
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get(what))
-
-
 def grade(cells: list, allowed: tuple[str, ...]) -> dict[int, str | None]:
     """Each graded cell of a lab's notebook (``cells``: nbformat's, the hidden tests in) by index: None if it passes
     run apart (module docstring), else its error in one line."""
     code = [c for c in cells if c.cell_type == "code"]
     # the lab's own imports of what it allows (``import numpy as np``), then the student's cells
-    imports = [ast.get_source_segment(c.source, node) for c in code if not _is(c, "solution")
+    imports = [ast.get_source_segment(c.source, node) for c in code if not is_solution(c)
                for node in ast.parse(c.source).body if isinstance(node, ast.Import | ast.ImportFrom)
                and refusal(node, allowed) is None]
     solutions = [("the lab's imports", "\n".join(imports)),
-                 *((f"your cell {c.metadata.nbgrader.grade_id!r}", c.source) for c in code if _is(c, "solution"))]
+                 *((f"your cell {c.metadata.nbgrader.grade_id!r}", c.source) for c in code if is_solution(c))]
     outcome: dict[int, str | None] = {}
     with StudentProcess(solutions, allowed) as student:
         namespace = {"__name__": "__grading__"}
         namespace.update({name: student.remote(name) for name in student.defined})
         for index, cell in enumerate(cells):
-            if cell.cell_type != "code" or _is(cell, "solution"):
+            if cell.cell_type != "code" or is_solution(cell):
                 continue
             try:
                 with contextlib.redirect_stdout(io.StringIO()):
@@ -236,7 +233,7 @@ def grade(cells: list, allowed: tuple[str, ...]) -> dict[int, str | None]:
                 error = None
             except Exception as raised:  # noqa: BLE001 - a check's failure is the student's to read
                 error = f"{type(raised).__name__}: {raised}"
-            if _is(cell, "grade"):
+            if is_grade(cell):
                 outcome[index] = error
     return outcome
 
