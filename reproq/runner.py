@@ -443,9 +443,10 @@ def _committing(profile: str, notebook: Path) -> Path | None:
         return None
     marker = results_dir / notebook.stem / COMMITTING
     left = atomic.read_json(marker, otherwise="it is written again")
-    if left:
-        print(f"{notebook.stem}: a run with --commit that began {left.get('began', '?')} stopped before it finished "
-              "writing the committed results; this run writes them whole", file=sys.stderr)
+    if left is not None:  # whatever it holds: a marker is there
+        began = left.get("began", "?") if isinstance(left, dict) else "?"
+        print(f"{notebook.stem}: a run with --commit that began {began} stopped before it finished writing the "
+              "committed results; this run writes them whole", file=sys.stderr)
     atomic.write_json(marker, {"began": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "pid": os.getpid()})
     return marker
 
