@@ -159,7 +159,7 @@ def _run(args) -> int:
             # (a `make reproduce` stopped and started again compares the whole study, not only what ran the 2nd time)
             covered += [outcome.notebook] * (outcome.status in ("ran", "skipped"))
             note = (f"{outcome.seconds:.0f} s" + (f"; run because {outcome.message}" if outcome.message else "")
-                    if outcome.status == "ran" else outcome.message)
+                    if outcome.status == "ran" else outcome.message) + (f"; {outcome.notes}" if outcome.notes else "")
             print(f"{outcome.status:<8} {outcome.notebook}  ({note}) -> {outcome.executed}", flush=True)
     except runner.NotebookFailed as exc:
         print(f"FAILED   {exc}", file=sys.stderr)

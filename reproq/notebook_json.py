@@ -69,12 +69,15 @@ def as_printed(nb: dict) -> dict:
     and each line's carriage returns carried out (what follows the last one stays). A progress bar that redrew itself
     at every epoch, hundreds of chunks in the executed JSON, is then the one line it ended as; a progress bar drawn as
     a widget, whose text is the "0%" it started as wherever no widget can run (GitHub, the book), is left out with the
-    widgets' state.
+    widgets' state, and so is a grid's note of the runs it reused from checkpoints (:data:`REUSED`: the runner's line
+    says it).
 
     >>> cell = {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stderr", "text": ["\\rrun:  0%"]},
     ...         {"output_type": "stream", "name": "stderr", "text": "\\rrun: 50%\\rrun: 100%\\n"},
     ...         {"output_type": "display_data", "data": {WIDGET: {}, "text/plain": "  0%|"}, "metadata": {}},
-    ...         {"output_type": "stream", "name": "stdout", "text": "done\\n"}]}
+    ...         {"output_type": "stream", "name": "stdout", "text": "done\\n"},
+    ...         {"output_type": "stream", "name": "stderr", "text": "2 of 2 runs reused from build/x "
+    ...                                                              "(`reproq run --retrain` trains them again)\\n"}]}
     >>> [o["text"] for o in as_printed({"cells": [cell], "metadata": {"widgets": {}}})["cells"][0]["outputs"]]
     ['run: 100%\\n', 'done\\n']
     """
@@ -92,7 +95,32 @@ def _printed(outputs: list[dict]) -> list[dict]:
             joined[-1] = {**last, "text": _text(last) + _text(out)}
         else:
             joined.append(out)
-    return [{**o, "text": _carried_out(_text(o))} if o.get("output_type") == "stream" else o for o in joined]
+    printed = [{**o, "text": _unnoted(_carried_out(_text(o)))} if o.get("output_type") == "stream" else o
+               for o in joined]
+    return [o for o in printed if o.get("output_type") != "stream" or o["text"]]
+
+
+# a grid's note that it reused finished runs, as reproq.train.grid.run_grid prints it (tests/train/test_executors.py
+# holds the two together): the cache's, not the paper's; the runner says it in its line after the notebook (reused)
+REUSED = re.compile(r"(\d+) of (\d+) runs reused from \S.* \(`reproq run --retrain` trains them again\)")
+
+
+def _unnoted(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if not REUSED.fullmatch(line.rstrip("\n")))
+
+
+def reused(nb: dict) -> tuple[int, int]:
+    """How many of its grids' runs an executed notebook reused from checkpoints, of how many (:data:`REUSED`).
+
+    >>> said = "5 of 5 runs reused from build/x (`reproq run --retrain` trains them again)\\n"
+    >>> text = said + "epoch 1\\n" + said.replace("5 of 5", "1 of 3")
+    >>> out = {"output_type": "stream", "name": "stderr", "text": text}
+    >>> reused({"cells": [{"cell_type": "code", "outputs": [out]}]})
+    (6, 8)
+    """
+    found = [REUSED.fullmatch(line) for c in nb["cells"] if c.get("cell_type") == "code" for o in c.get("outputs", [])
+             if o.get("output_type") == "stream" for line in _carried_out(_text(o)).splitlines()]
+    return sum(int(m[1]) for m in found if m), sum(int(m[2]) for m in found if m)
 
 
 def _text(output: dict) -> str:

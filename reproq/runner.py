@@ -51,6 +51,7 @@ class Outcome:
     seconds: float
     executed: Path
     message: str = ""
+    notes: str = ""  # what the run did besides its results (runs reused from checkpoints: :func:`_notes`)
 
 
 class NotebookFailed(RuntimeError):
@@ -428,7 +429,14 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
         _bookkeeping(atomic.write_json, stamp, {
             "inputs": dependencies.parts(notebook, params, threads()), "seconds": round(seconds, 1), "parameters": params,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "outputs": recorded_outputs(notebook, profile)})
-    return Outcome(notebook.stem, "ran", seconds, executed, reason)
+    return Outcome(notebook.stem, "ran", seconds, executed, reason, _notes(executed))
+
+
+def _notes(executed: Path) -> str:
+    """What the cells of ``executed`` said of the cache, in one clause (the kept copy leaves it out:
+    :func:`reproq.notebook_json.as_printed`): ``12 of 14 runs reused from checkpoints``; empty where none were."""
+    reused, of = notebook_json.reused(notebook_json.read(executed))
+    return f"{reused} of {of} runs reused from checkpoints (`reproq run --retrain` trains them again)" if of else ""
 
 
 COMMITTING = ".committing.json"  # in a committed results folder while a run writes it (not ignored by git)

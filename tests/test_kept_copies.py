@@ -60,14 +60,15 @@ RAN_BEFORE_AS_READ = {"02_lei_neural_encoders", "04_trecqa_ctrn", "05_runtime",
 
 
 def _unread(executed: dict) -> list[str]:
-    """What in a notebook's outputs does not read like a paper: a raw path repr, NaN, a float past 4 decimals."""
+    """What in a notebook's outputs does not read like a paper: a raw path repr, NaN, a float past 4 decimals, the
+    cache's chatter (runs reused from checkpoints: the runner's line says it)."""
     found = []
     for cell in executed["cells"]:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             text = "".join(output.get("text", "")) + "".join(data.get("text/plain", "")) + "".join(
                 data.get("text/html", ""))
-            found += re.findall(r"PosixPath\(|\bNaN\b|<td>nan</td>|\d\.\d{6,}", text)
+            found += re.findall(r"PosixPath\(|\bNaN\b|<td>nan</td>|\d\.\d{6,}|runs reused from", text)
     return found
 
 

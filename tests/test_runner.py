@@ -588,3 +588,18 @@ def test_a_commit_run_stopped_mid_way_leaves_a_marker_the_next_run_completes(not
 def test_no_committed_results_folder_is_half_written():
     marked = sorted(str(p.parent) for p in (paths.ROOT / "results").glob(f"*/{runner.COMMITTING}"))
     assert not marked, f"half-written by a --commit run that stopped: {marked}; run them again with --commit"
+
+
+def test_a_grids_reused_runs_are_said_in_the_runners_line_not_on_the_kept_page(notebook_dir):
+    # the note as reproq.train.grid.run_grid prints it (tests/train/test_executors.py holds the two together)
+    write_notebook(notebook_dir / "00_notes.ipynb",
+                   "import sys\n"
+                   "note = ('{} of {} runs reused from build/checkpoints/{} '\n"
+                   "        '(`reproq run --retrain` trains them again)')\n"
+                   "print(note.format(5, 5, 'a'), file=sys.stderr, flush=True)\n"
+                   "print('epoch 1', file=sys.stderr, flush=True)\n"
+                   "print(note.format(2, 3, 'b'), file=sys.stderr, flush=True)")
+    [outcome] = list(runner.run(profile="smoke", progress=False))
+    assert outcome.notes == "7 of 8 runs reused from checkpoints (`reproq run --retrain` trains them again)"
+    kept = nbformat.read(runner.kept_copy("smoke", notebook_dir / "00_notes.ipynb"), as_version=4)
+    assert [output.get("text") for cell in kept.cells for output in cell.get("outputs", [])] == ["epoch 1\n"]

@@ -10,6 +10,7 @@ import os
 import numpy as np
 import pytest
 
+from reproq import notebook_json
 from reproq.train import executors
 from reproq.train.executors import Sequential, executor
 from reproq.train.grid import RunResult, RunStore, run_grid
@@ -125,7 +126,10 @@ def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, c
     checkpoint.save(tmp_path / "a1".ljust(16, "0"), {"epoch": 1})
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
     run_grid(counted, ["a"], [1, 2], metric="MRR", executor=Sequential(), store=store)
-    assert len(calls) == 2 and "2 of 2 runs reused from" in capsys.readouterr().err  # said, not silent
+    said = capsys.readouterr().err
+    assert len(calls) == 2 and "2 of 2 runs reused from" in said  # said, not silent
+    # as the runner's line and the kept copy read it (reproq.notebook_json.REUSED): said there, not on the page
+    assert [notebook_json.REUSED.fullmatch(line)[2] for line in said.splitlines()] == ["2"]
     future = store.path("a", 1).stat().st_mtime + 10 ** 6
     os.utime(store.path("a", 1), (future, future))  # a record dated in the future: no clock decides
     monkeypatch.setenv(retrain.RETRAIN_BATCH, "b2")  # `reproq run --retrain`: a batch of its own
