@@ -403,10 +403,28 @@ def test_a_folder_of_returned_work_grades_only_students_and_a_broken_notebook_sc
     assert not (released[0] / "submitted" / "lab2_max_margin").exists()
 
 
+def test_lab_2_trains_the_graders_network_with_the_students_loss_run_apart(real_data):
+    """Lab 2 trains with the student's loss: graded apart, the gradient of the loss crosses from the student's
+    process as numbers (reproq.labs.apart.StudentProcess.remote), so the source earns both checks; a loss of the right
+    value computed with NumPy (no gradient) loses the gradient's hidden test and the training check (whose dev MRR
+    alone, two short epochs on the stand-in, it had passed: the trained weights now tell); a call of
+    reproq's own loss is refused; the known mistake is named."""
+    lab = "lab2_max_margin"
+    assert set(_lab1_apart((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(), lab).values()) == {None}
+    numpy_loss = _lab1_apart(_wrong(lab, ("loss", 0, (
+        "import numpy as np\n"
+        "n = np.where(mask.numpy(), negatives.detach().numpy(), -np.inf).max(axis=1)\n"
+        "return torch.tensor(np.maximum(n - positive.detach().numpy() + margin, 0).mean())"))), lab)
+    assert "its gradient is not" in numpy_loss["check_loss"] and "weights end up" in numpy_loss["check_training"]
+    shortcut = _lab1_apart(_wrong(lab, GAMING[lab][:3]), lab)
+    assert "imports reproq" in shortcut["check_loss"] and shortcut["check_training"]
+    assert "sign is flipped" in _lab1_apart(_wrong(lab), lab)["check_loss"]
+
+
 def test_the_torch_labs_are_graded_apart_too(real_data):
     """Labs 3-5 run their solution cells apart with torch: the source passes, a call of reproq's own loses its
-    check, the known mistake is still named (lab 2 trains with the student's loss and stays in its kernel)."""
-    assert sorted(apart.ALLOWED) == ["lab1_metrics", "lab3_rcnn", "lab4_ctrn", "lab5_cbow"]
+    check, the known mistake is still named."""
+    assert sorted(apart.ALLOWED) == ["lab1_metrics", "lab2_max_margin", "lab3_rcnn", "lab4_ctrn", "lab5_cbow"]
     lab = "lab3_rcnn"
     assert set(_lab1_apart((paths.LABS_DIR / lab / f"{lab}.ipynb").read_text(), lab).values()) == {None}
     shortcut = _lab1_apart(_wrong(lab, ("params", 0, "from reproq.models.rcnn import RCNN, RCNNConfig\n"

@@ -49,7 +49,8 @@ from reproq.labs.student_process import WITHHELD, decode, encode
 
 # lab -> the modules its solution cells may import, and nothing else (a lab not named here is graded in the
 # student's kernel only)
-ALLOWED = {"lab1_metrics": ("math", "numpy"), "lab3_rcnn": ("math", "numpy", "torch"),
+ALLOWED = {"lab1_metrics": ("math", "numpy"), "lab2_max_margin": ("math", "numpy", "torch"),
+           "lab3_rcnn": ("math", "numpy", "torch"),
            "lab4_ctrn": ("math", "numpy", "torch"), "lab5_cbow": ("math", "numpy", "torch")}
 CALL_SECONDS = 120  # the longest one call of a student's function may take
 
@@ -187,9 +188,30 @@ class StudentProcess:
         # plain numbers, arrays and tensors, never an object of the student's
         return decode(answer["value"], np, sys.modules.get("torch"))
 
+    def call_differentiated(self, name: str, wanted: list[int], *args):
+        """``name(*args)`` in the student's process with the gradient of its (scalar) result with respect to each
+        argument indexed in ``wanted``, computed there by autograd over the student's operations."""
+        try:
+            self._send({"function": name, "args": encode(list(args)), "gradients": wanted})
+        except (BrokenPipeError, OSError) as error:
+            raise RuntimeError("your code ended the grader's process") from error
+        answer = self._receive()
+        if "error" in answer:
+            raise AssertionError(f"{name} raised {answer['error']}")
+        import numpy as np
+        import torch
+
+        return decode(answer["value"], np, torch), decode(answer["gradients"], np, torch)
+
     def remote(self, name: str):
+        """A callable standing for the student's function ``name``. Called with a tensor that autograd follows here
+        (lab 2 trains the grader's network with the student's loss), the call is a step of the grader's autograd
+        (:func:`_crossing`): the student's process returns its result and the gradient of it with respect to those
+        tensors, and the backward pass carries that gradient on, so the gradients of a loss cross as numbers too."""
         def call(*args):
-            return self.call(name, *args)
+            torch = sys.modules.get("torch")
+            wanted = [i for i, a in enumerate(args) if torch and isinstance(a, torch.Tensor) and a.requires_grad]
+            return _crossing().apply(self, name, wanted, *args) if wanted else self.call(name, *args)
 
         call.__name__ = call.__qualname__ = name
         return call
@@ -208,6 +230,28 @@ class StudentProcess:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _crossing():
+    """The step of the grader's autograd that a call of a student's function is (:meth:`StudentProcess.remote`)."""
+    import torch
+
+    class Crossing(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, student, name, wanted, *args):
+            value, gradients = student.call_differentiated(name, wanted, *args)
+            if not isinstance(value, float | torch.Tensor) or torch.as_tensor(value).numel() != 1:
+                raise AssertionError(f"{name} returned {type(value).__name__}, not one number the grader can train "
+                                     "with")
+            ctx.gradients, ctx.n = dict(zip(wanted, gradients)), len(args)
+            return torch.as_tensor(value, dtype=args[wanted[0]].dtype).reshape(())
+
+        @staticmethod
+        def backward(ctx, upstream):
+            found = [ctx.gradients.get(i) for i in range(ctx.n)]
+            return (None, None, None, *(None if g is None else upstream * g for g in found))
+
+    return Crossing
 
 
 def grade(cells: list, allowed: tuple[str, ...]) -> dict[int, str | None]:

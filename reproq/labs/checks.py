@@ -187,8 +187,9 @@ def check_bm25_row(scores: dict, paper: dict) -> None:
 # --- Lab 2: the max-margin loss on the hardest negative ----------------------------------------------------------
 
 @asks("reproq.train.objectives")
-def check_max_margin_loss(loss) -> None:
-    """``loss(positive [N], negatives [N, K], mask [N, K], margin)`` -> a scalar tensor (Lei et al. §3)."""
+def check_max_margin_loss(loss, rng: np.random.Generator | None = None) -> None:
+    """``loss(positive [N], negatives [N, K], mask [N, K], margin)`` -> a scalar tensor (Lei et al. §3): a worked
+    example whose known mistakes are named, then batches drawn afresh at each grading (no table of answers passes)."""
     positive = torch.tensor([0.9, 0.2, 5.0])
     negatives = torch.tensor([[0.5, 0.1, 9.0], [0.6, 0.3, 9.0], [0.1, 0.2, 0.3]])
     mask = torch.tensor([[True, True, False], [True, True, False], [True, True, True]])
@@ -211,6 +212,15 @@ def check_max_margin_loss(loss) -> None:
                    (real.max(1).values - positive + margin).mean(),
                "summed over the pairs: average them (the loss of a batch must not grow with its size)":
                    hinge(real.max(1).values, torch.sum)})
+    rng = rng or np.random.default_rng()
+    for _ in range(10):
+        n, k = int(rng.integers(1, 9)), int(rng.integers(1, 21))
+        positive, negatives = (torch.from_numpy(rng.normal(size=shape).astype(np.float32)) for shape in ((n,), (n, k)))
+        mask = torch.from_numpy(rng.random((n, k)) > 0.3)
+        mask[:, 0] = True  # every query has a real negative
+        margin = float(rng.choice([0.2, 0.5, 1.0]))
+        expect(loss(positive, negatives, mask, margin), max_margin_loss(positive, negatives, mask, margin=margin),
+               f"loss on a random batch of {n} queries with {k} negatives each, margin {margin}")
 
 
 # --- Lab 3: the RCNN recurrence ----------------------------------------------------------------------------------
