@@ -3,7 +3,8 @@ and a run of the same notebooks elsewhere), compared value by value.
 
 Training on another CPU can change the order of float sums (the kernels a BLAS library picks for the chip), and
 training amplifies a last-bit difference into another chosen epoch. :func:`compare` pairs every record the two folders
-share (same notebook, file, paper, table, dataset, split, method, setting, metric, variant and seeds);
+share (same notebook, file, paper, table, dataset, split, method, setting, metric, variant, seeds and data: the
+pairing of :mod:`reproq.report.rerun`);
 :func:`spread` sums it up per notebook and file beside the seeds' own spread, which is what a reader needs to judge
 a difference of the third decimal. ``reproq machines OTHER_RESULTS`` prints it; with ``--write`` it lands in
 ``results/machines/``.
@@ -17,28 +18,17 @@ import numpy as np
 import pandas as pd
 
 from reproq import atomic
-from reproq.report.verdicts import load_records
-from reproq.results import KEYS
+from reproq.report import rerun
 
-PAIRED = ["where", "file", *KEYS, "variant", "seeds"]
-
-
-def _frame(results_dir: Path, folders: list[str]) -> pd.DataFrame:
-    records = [r for folder in folders for r in load_records(results_dir, folder)]
-    return pd.DataFrame([{"where": r.config["where"], "file": r.config["file"], **{k: getattr(r, k) for k in KEYS},
-                          "variant": r.variant, "seeds": r.seeds, "value": r.value} for r in records])
+PAIRED = rerun.PAIRED
 
 
 def compare(a_dir: Path, b_dir: Path, folders: list[str]) -> pd.DataFrame:
-    """One row per record both folders hold, of the notebooks ``folders``: its keys, the two values and b − a."""
-    a, b = _frame(Path(a_dir), folders), _frame(Path(b_dir), folders)
-    if a.empty or b.empty:
-        return pd.DataFrame(columns=[*PAIRED, "a", "b", "b - a"])
-    a["seeds"], b["seeds"] = a["seeds"].map(tuple), b["seeds"].map(tuple)
-    both = a.merge(b, on=PAIRED, suffixes=(" a", " b"))
-    both = both.rename(columns={"value a": "a", "value b": "b"})
-    both["b - a"] = both["b"] - both["a"]
-    return both
+    """One row per record both folders hold, of the notebooks ``folders``, paired as a rerun is with the committed
+    study (:func:`reproq.report.rerun.compare`): its keys, the two values and b − a."""
+    both = rerun.compare(Path(a_dir), Path(b_dir), folders)
+    both = both[~both["kind"].isin(["missing", "new"])].reset_index(drop=True)
+    return both.rename(columns={"committed": "a", "rerun": "b", "rerun - committed": "b - a"})
 
 
 def spread(pairs: pd.DataFrame) -> pd.DataFrame:
