@@ -211,6 +211,47 @@ def test_a_folder_it_cannot_write_is_one_line_naming_it(monkeypatch, capsys):
                           "run again"
 
 
+@pytest.mark.parametrize("folder, how, said", [
+    ("build", "read-only", "reproq: {build}/notebooks: Read-only file system; fix the path (or REPROQ_BUILD)"),
+    ("results", "read-only", "reproq: {results}/00_ok: Read-only file system; fix the path (or REPROQ_BUILD)"),
+    ("build", "full", "FAILED   00_ok.ipynb could not be run: OSError: [Errno 28] No space left on device"),
+    ("results", "full", "No space left on device; fix the path (or REPROQ_BUILD) and run again"),  # names no file
+], ids=["build read-only", "results read-only", "build full", "results full"])
+def test_a_read_only_or_full_folder_met_by_a_real_run_is_one_line(folder, how, said, tmp_path):
+    """Issue 55 (held since 6c072d8): a read-only results or build folder, and a full disk (ENOSPC), met by a real
+    ``reproq run`` (the test above raises the error by hand), are one line and no traceback. Root ignores permissions:
+    the folder is made read-only by a bind mount, or full by a filled 64 KiB tmpfs, in a mount namespace of the
+    run's own."""
+    import os
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    from tests.test_runner import write_notebook
+
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True, check=False).returncode:
+        pytest.skip("no mount namespace to be had here (unshare -rm)")
+    notebooks, repo, build = tmp_path / "notebooks", tmp_path / "repo", tmp_path / "build"
+    for made in (notebooks, repo / "results", build):
+        made.mkdir(parents=True)
+    write_notebook(notebooks / "00_ok.ipynb", "x = 1")
+    there = shlex.quote(str(build if folder == "build" else repo / "results"))
+    confine = (f"mount --bind {there} {there} && mount -o remount,ro,bind {there}" if how == "read-only" else
+               f"mount -t tmpfs -o size=64k tmpfs {there} && (dd if=/dev/zero of={there}/fill bs=4k 2>/dev/null; true)")
+    script = ("import sys; from pathlib import Path; from reproq import cli, paths; "
+              f"paths.NOTEBOOKS_DIR, paths.ROOT = Path({str(notebooks)!r}), Path({str(repo)!r}); "
+              "sys.exit(cli.main(sys.argv[1:]))")
+    argv = ["run", "--commit", "--only", "00"] if folder == "results" else ["run", "--profile", "smoke", "--only", "00"]
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", f'{confine} && exec "$@"', "sh", sys.executable, "-c", script,
+                           *argv], cwd=paths.ROOT, env={**os.environ, "REPROQ_BUILD": str(build)}, capture_output=True,
+                          text=True, timeout=120, check=False)
+    shown = re.sub(r"Executing: [^\n]*?cell/s\]", "", done.stderr)  # papermill's progress bar is no line of reproq's
+    lines = [line for line in shown.splitlines() if line.strip()]
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr and len(lines) == 1, done.stderr
+    assert said.format(build=build, results=repo / "results") in lines[0], lines[0]
+
+
 @pytest.mark.parametrize("argv, said", [(["--versoin"], "unknown option --versoin: did you mean --version?"),
                                         (["run", "--onyl", "04"], "unknown option --onyl: did you mean --only?")])
 def test_a_mistyped_option_is_named_with_the_one_meant(argv, said, capsys):
@@ -271,3 +312,4 @@ def test_two_report_writes_at_once_are_refused_in_one_line(capsys):
         assert cli.main(["report", "--write"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "another `reproq report --write` is writing" in line and "wait for it to finish" in line
+

@@ -141,6 +141,32 @@ def test_retrain_reuses_nothing_cached_before_the_batch(tmp_path, monkeypatch, c
     assert len(calls) == 4
 
 
+def test_a_forged_checkpoint_dated_in_the_future_is_not_reused_under_retrain(tmp_path, monkeypatch):
+    """Issue 55 (held since 6c072d8): a checkpoint forged before `reproq run --retrain` (sealed with its digest as the
+    study seals one, the run's record written over it), then dated a year ahead with its digest and the record, is not
+    resumed and its run trains again: the batch that wrote a file decides, no clock (the test above dates the record
+    only)."""
+    import time
+
+    from reproq.train import checkpoint, retrain
+
+    monkeypatch.delenv(retrain.RETRAIN_BATCH, raising=False)
+    store = RunStore(tmp_path, key=lambda config, seed: f"{config}{seed}".ljust(16, "0"))
+    folder = store.path("a", 1).parent
+    checkpoint.save(folder, {"epoch": 9, "forged": True})
+    store.save(fake_run("a", 1))
+    future = time.time() + 365 * 24 * 3600
+    for written in (folder / checkpoint.FILE, folder / checkpoint.DIGEST, store.path("a", 1)):
+        os.utime(written, (future, future))
+    assert store.load("a", 1) is not None  # whole as written: only the batch refuses it below
+    monkeypatch.setenv(retrain.RETRAIN_BATCH, "b2")
+    assert checkpoint.load(folder) is None and store.load("a", 1) is None
+    calls = []
+    run_grid(lambda c, s: calls.append((c, s)) or fake_run(c, s), ["a"], [1], metric="MRR", executor=Sequential(),
+             store=store)
+    assert calls == [("a", 1)] and json.loads(store.path("a", 1).read_text())["batch"] == "b2"
+
+
 @pytest.mark.parametrize("damage", ["a score", "the checkpoint"])
 def test_a_record_whose_numbers_or_checkpoint_changed_is_not_reused(tmp_path, damage):
     import json
