@@ -136,6 +136,31 @@ def test_committed_questions_values_changed_under_an_unchanged_value_are_a_move(
     assert (ctrn["per question moved"] > 0.5).all() and set(pairs[pairs["method"] != "CTRN"]["kind"]) == {"identical"}
 
 
+def test_a_claim_that_tampered_questions_values_flip_shows_on_the_comparison_page(tmp_path):
+    """Issue 55 (b12489a, Why 1): the tampering above (every CTRN per_question set to 1.0, its value kept) turns the
+    claims CTRN > QRNN from not shown to confirmed; each record they read from CTRN is listed as moved, with how far
+    its questions' values moved, on the page a run ends with, though no value moved (the largest move is 0)."""
+    from reproq.report import verdicts
+
+    committed, again = _tampered(tmp_path, lambda r: {**r, "per_question": [1.0] * len(r["per_question"])})
+
+    def claims(results_dir):
+        rows = verdicts.claim_rows(verdicts.load_records(results_dir, "04_trecqa_ctrn"))
+        return dict(zip(rows["claim"], rows["verdict"]))
+
+    before, after = claims(again), claims(committed)
+    flipped = sorted(c for c in after if after[c] != before[c])
+    assert flipped and all(c.startswith("CTRN > QRNN") and (before[c], after[c]) == ("not shown", "confirmed")
+                           for c in flipped), flipped
+    pairs = rerun.compare(committed, again, ["04_trecqa_ctrn"])
+    ctrn = pairs[(pairs["method"] == "CTRN") & (pairs["metric"] == "MAP")]
+    assert len(ctrn) and set(ctrn["kind"]) == {"moved"} and (ctrn["rerun - committed"] == 0).all()
+    md, _ = rerun.page(pairs, tmp_path, title="t")
+    listed = md.read_text().split("## every record not identical\n")[1].split("\n## ")[0].splitlines()
+    assert "per question moved" in listed[1]
+    assert len([line for line in listed if "| CTRN " in line and "| MAP " in line and "| moved" in line]) == len(ctrn)
+
+
 def test_an_infinite_committed_value_is_never_within_rounding(tmp_path):
     """Issue 55: a committed value of Infinity was "within float rounding" of the rerun's (inf <= inf); no record
     holds one now: the comparison stops at it in one line naming its file and line."""
