@@ -313,3 +313,53 @@ def test_two_report_writes_at_once_are_refused_in_one_line(capsys):
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "another `reproq report --write` is writing" in line and "wait for it to finish" in line
 
+
+@pytest.mark.parametrize("reader", ["the comparison a run ends with", "reproq report", "reproq machines"])
+def test_a_fifo_in_a_results_folder_hangs_no_reader_and_is_one_line(reader, tmp_path, monkeypatch, capsys):
+    """Issue 55 (b12489a, Why 2): a FIFO named x.jsonl in a results folder hung the comparison a run ends with,
+    `reproq report` and `reproq machines` (tests/test_runner.py holds the reader they share); each is one line naming
+    it, at once. A reader that opens it all the same is let go after 10 s (a writer opens and closes it), so that a
+    hang fails the test instead of hanging it."""
+    import contextlib
+    import os
+    import shutil
+    import threading
+    import time
+
+    from reproq.report import book, machines, rerun, verdicts  # noqa: F401  (imported before the clock starts)
+
+    committed = paths.ROOT / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl"
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
+    monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
+    folders = {"reproq report": paths.committed_dirs()[0], "reproq machines": tmp_path / "other",
+               "the comparison a run ends with": paths.output_dirs("cpu")[0]}
+    for results in folders.values():
+        (results / committed.parent.name).mkdir(parents=True)
+        shutil.copy(committed, results / committed.parent.name)
+    fifo = folders[reader] / committed.parent.name / "x.jsonl"
+    os.mkfifo(fifo)
+    ran = cli.runner.Outcome(committed.parent.name, "ran", 1.0, tmp_path / "x.ipynb")
+    monkeypatch.setattr(cli.runner, "run", lambda **options: iter([ran]))
+    argv = {"reproq report": ["report"], "the comparison a run ends with": ["run"],
+            "reproq machines": ["machines", str(tmp_path / "other")]}[reader]
+    done = threading.Event()
+
+    def let_go():
+        done.wait(10)
+        while not done.is_set():
+            with contextlib.suppress(OSError):  # ENXIO: no reader has it open
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            done.wait(0.2)
+
+    threading.Thread(target=let_go, daemon=True).start()
+    start = time.monotonic()
+    try:
+        code = cli.main(argv)
+    finally:
+        took = time.monotonic() - start
+        done.set()
+    err = capsys.readouterr().err
+    assert code == 2 and took < 10, (code, took, err)  # a hang: a code past 10 s, whatever the reader made of nothing
+    (line,) = err.strip().splitlines()
+    assert line == f"reproq: {fifo} is not a regular file (a folder, a FIFO or a device); reproq reads only files: " \
+                   "remove it and run again"
