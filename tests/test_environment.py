@@ -168,3 +168,40 @@ def test_the_lock_test_refuses_a_damaged_lock(damage):
     else:
         with pytest.raises(ValueError, match="is no line of a lock"):
             _locked(text)
+
+
+def test_a_flipped_hash_passes_the_lock_test_and_is_refused_by_the_install_setup_runs(tmp_path):
+    """Issue 55 (b12489a, Why 5): a hash with one digit flipped is a line of the lock's form, which the lock test
+    cannot refuse offline (it has no file to hash); the install ``make setup`` runs from the lock refuses it. Here a
+    wheel made on the spot, locked with its hash flipped and with its own hash, installed offline with the flags of
+    the Makefile's install from the lock."""
+    import hashlib
+    import subprocess
+    import sys
+    import zipfile
+
+    wheel = tmp_path / "wheels" / "reproq_probe-1.0-py3-none-any.whl"
+    wheel.parent.mkdir()
+    files = {"reproq_probe/__init__.py": "",
+             "reproq_probe-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: reproq-probe\nVersion: 1.0\n",
+             "reproq_probe-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: a test\nRoot-Is-Purelib: true\n"
+                                                "Tag: py3-none-any\n"}
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+        archive.writestr("reproq_probe-1.0.dist-info/RECORD",
+                         "".join(f"{name},,\n" for name in [*files, "reproq_probe-1.0.dist-info/RECORD"]))
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    flipped = digest[:-1] + ("1" if digest[-1] == "0" else "0")
+    (flags,) = re.findall(r"pip install (.*) -r \$\(LOCK\)", (paths.ROOT / "Makefile").read_text())
+    said = []
+    for locked in (flipped, digest):
+        lock = tmp_path / f"{locked}.lock"
+        lock.write_text(f"reproq-probe==1.0 \\\n    --hash=sha256:{locked}\n    # via\n"
+                        "    #   reproq (pyproject.toml)\n")
+        assert _locked(lock.read_text()) == {"reproq-probe": ("1.0", [locked], {"reproq"})}  # the lock test passes it
+        done = subprocess.run([sys.executable, "-m", "pip", "install", *flags.split(), "-r", str(lock), "--no-index",
+                               "--find-links", str(wheel.parent), "--target", str(tmp_path / "installed" / locked)],
+                              capture_output=True, text=True, timeout=120, check=False)
+        said.append((done.returncode, "DO NOT MATCH THE HASHES" in done.stderr))
+    assert said == [(1, True), (0, False)], said  # refused with the flipped hash; installed with its own

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -580,6 +581,41 @@ def test_a_commit_run_stopped_mid_way_leaves_a_marker_the_next_run_completes(not
         list(runner.run(profile="cpu", progress=False, commit=True))
     assert marker.is_file()  # what it wrote of the committed study so far is marked
     assert "half-written" in capsys.readouterr().err
+    write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
+    assert [o.status for o in runner.run(profile="cpu", progress=False, commit=True)] == ["ran"]
+    assert not marker.exists() and "stopped before it finished" in capsys.readouterr().err
+
+
+def test_a_commit_run_killed_outright_leaves_its_marker_and_says_nothing(notebook_dir, tmp_path, monkeypatch, capsys):
+    """Issue 55 (b12489a, Why 5): kill -9 during --commit runs no handler of the run's (the test above stops it with a
+    failing cell, which does): the marker, written before the notebook starts, is all that says the committed files
+    are half-written, and the next --commit run completes them."""
+    import psutil
+
+    repo, started = tmp_path / "repo", tmp_path / "started"
+    write_notebook(notebook_dir / "00_ok.ipynb", f"open({str(started)!r}, 'w').close()", "import time; time.sleep(120)")
+    script = ("import sys; from pathlib import Path; from reproq import cli, paths; "
+              f"paths.NOTEBOOKS_DIR, paths.ROOT = Path({str(notebook_dir)!r}), Path({str(repo)!r}); "
+              "sys.exit(cli.main(['run', '--commit', '--only', '00']))")
+    run = subprocess.Popen([sys.executable, "-c", script], cwd=paths.ROOT, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    family = []
+    try:
+        deadline = time.time() + 120
+        while not started.exists():  # its kernel is in the notebook's cells: the committed files are being written
+            assert run.poll() is None and time.time() < deadline, "the run ended or never reached its cells"
+            time.sleep(0.2)
+        family = psutil.Process(run.pid).children(recursive=True)
+        run.kill()
+        said = run.communicate(timeout=30)[1]
+    finally:
+        run.kill()
+        for process in family:  # its kernel, left by the kill as by any kill -9
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+    marker = repo / "results" / "00_ok" / runner.COMMITTING
+    assert marker.is_file() and "half-written" not in said  # nothing ran to say so: the marker says it
+    monkeypatch.setattr(paths, "ROOT", repo)
     write_notebook(notebook_dir / "00_ok.ipynb", "x = 1")
     assert [o.status for o in runner.run(profile="cpu", progress=False, commit=True)] == ["ran"]
     assert not marker.exists() and "stopped before it finished" in capsys.readouterr().err
