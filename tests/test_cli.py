@@ -314,10 +314,12 @@ def test_two_report_writes_at_once_are_refused_in_one_line(capsys):
     assert "another `reproq report --write` is writing" in line and "wait for it to finish" in line
 
 
-@pytest.mark.parametrize("reader", ["the comparison a run ends with", "reproq report", "reproq machines"])
+@pytest.mark.parametrize("reader", ["the comparison a run ends with", "reproq report", "reproq machines",
+                                    "reproq scope"])
 def test_a_fifo_in_a_results_folder_hangs_no_reader_and_is_one_line(reader, tmp_path, monkeypatch, capsys):
     """Issue 55 (b12489a, Why 2): a FIFO named x.jsonl in a results folder hung the comparison a run ends with,
-    `reproq report` and `reproq machines` (tests/test_runner.py holds the reader they share); each is one line naming
+    `reproq report` and `reproq machines` (tests/test_runner.py holds the reader they share), and `reproq scope` too
+    (it read the records itself); each is one line naming
     it, at once. A reader that opens it all the same is let go after 10 s (a writer opens and closes it), so that a
     hang fails the test instead of hanging it."""
     import contextlib
@@ -331,16 +333,17 @@ def test_a_fifo_in_a_results_folder_hangs_no_reader_and_is_one_line(reader, tmp_
     committed = paths.ROOT / "results" / "04_trecqa_ctrn" / "tay2018_table6.jsonl"
     monkeypatch.setattr(paths, "ROOT", tmp_path / "repo")
     monkeypatch.setenv("REPROQ_BUILD", str(tmp_path / "build"))
-    folders = {"reproq report": paths.committed_dirs()[0], "reproq machines": tmp_path / "other",
+    folders = {"reproq report": paths.committed_dirs()[0], "reproq scope": paths.committed_dirs()[0],
+               "reproq machines": tmp_path / "other",
                "the comparison a run ends with": paths.output_dirs("cpu")[0]}
-    for results in folders.values():
+    for results in set(folders.values()):
         (results / committed.parent.name).mkdir(parents=True)
         shutil.copy(committed, results / committed.parent.name)
     fifo = folders[reader] / committed.parent.name / "x.jsonl"
     os.mkfifo(fifo)
     ran = cli.runner.Outcome(committed.parent.name, "ran", 1.0, tmp_path / "x.ipynb")
     monkeypatch.setattr(cli.runner, "run", lambda **options: iter([ran]))
-    argv = {"reproq report": ["report"], "the comparison a run ends with": ["run"],
+    argv = {"reproq report": ["report"], "reproq scope": ["scope"], "the comparison a run ends with": ["run"],
             "reproq machines": ["machines", str(tmp_path / "other")]}[reader]
     done = threading.Event()
 

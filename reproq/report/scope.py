@@ -20,6 +20,7 @@ from reproq.papers import PAPERS
 from reproq.papers.paper import DATA, GIVEN, QUOTED, RESULT
 from reproq.peak_memory import KEPT_PEAK
 from reproq.report import guide
+from reproq.results import records
 from reproq.results.tables import printed_numbers
 
 ROW_KEYS = ["dataset", "split", "method", "setting"]
@@ -35,11 +36,13 @@ FIGURES = tuple((paper.key, item, what) for paper in PAPERS.values() for item, w
 
 
 def read_records(results_dir: Path) -> pd.DataFrame:
-    """All records under ``results_dir/<notebook>/*.jsonl``, with the notebook folder as ``where``."""
-    rows = [{**json.loads(line), "where": path.parent.name}
-            for path in sorted(results_dir.glob("*/*.jsonl"))
-            for line in path.read_text().splitlines() if line.strip()]
-    return pd.DataFrame(rows, columns=["paper", "table", *ROW_KEYS, "metric", "synthetic", "where"])
+    """All records under ``results_dir/<notebook>/*.jsonl``, with the notebook folder as ``where``, read as every
+    reader reads them (:func:`reproq.results.records.read_records`: a malformed record or a file that is not a
+    regular one is one line naming it)."""
+    columns = ["paper", "table", *ROW_KEYS, "metric", "synthetic"]
+    rows = [{**{k: getattr(r, k) for k in columns}, "where": path.parent.name}
+            for path in sorted(results_dir.glob("*/*.jsonl")) for r in records.read_records(path)]
+    return pd.DataFrame(rows, columns=[*columns, "where"])
 
 
 def coverage(kind: str, synthetic: pd.Series) -> str:
