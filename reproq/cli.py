@@ -51,6 +51,7 @@ import json
 import math
 import signal
 import sys
+import time
 import threading
 from pathlib import Path
 
@@ -143,7 +144,30 @@ def _where_outputs_go(profile: str, commit: bool) -> None:
     print(f"writing to {results_dir} and {figures_dir}{elsewhere}", flush=True)
 
 
+def _rehearse(args) -> int:
+    """``reproq run --rehearse``: every shape of the profile built, stepped and evaluated once
+    (:mod:`reproq.rehearsal`), and its plan written."""
+    import torch
+
+    from reproq import rehearsal
+
+    torch.set_num_threads(runner.threads(args.threads))
+    began = time.time()
+    try:
+        rows = rehearsal.rehearse(args.profile, families=args.family)
+    except rehearsal.RehearsalFailed as exc:
+        print(f"FAILED   {exc}", file=sys.stderr)
+        return 1
+    device = rehearsal.resolve_device("auto").type
+    json_path, md_path = rehearsal.plan(args.profile, rows, device=device, seconds=time.time() - began)
+    print(f"rehearsed {len(rows)} shapes of the {args.profile} profile in {time.time() - began:.0f} s; the plan: "
+          f"{md_path} (and {json_path.name})")
+    return 0
+
+
 def _run(args) -> int:
+    if args.rehearse:
+        return _rehearse(args)
     covered = []
     try:
         parameters = dict(_parse_param(p) for p in args.param)
@@ -469,6 +493,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a running Dask scheduler (default with --executor dask: a local cluster)")
     run.add_argument("--workers", type=int, default=None, metavar="N",
                      help="worker processes of the local Dask cluster (default: cores / threads)")
+    run.add_argument("--rehearse", action="store_true",
+                     help="run no notebook: build each model family at the largest configuration of the profile's "
+                          "grid, take one training step and one evaluation on real-size batches on this device, and "
+                          "write a plan of the hours (build/rehearsal/<profile>/plan.md); stops at the first failure")
+    run.add_argument("--family", nargs="+", default=[], metavar="FAMILY",
+                     help="with --rehearse: only these model families (question encoder, pre-training, answer ranker)")
     run.set_defaults(func=_run)
 
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")
