@@ -78,6 +78,10 @@ def replace_atomically(path: str | Path, write: Callable[[Path], None], *, fsync
             with open(scratch, "rb") as fh:
                 os.fsync(fh.fileno())
         os.replace(scratch, path)
+    except OSError as exc:
+        if exc.filename is None and exc.errno is not None:  # a failed write (a full disk) names no file: this one
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     finally:
         scratch.unlink(missing_ok=True)
     return path

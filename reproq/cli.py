@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
 import json
 import math
@@ -562,7 +563,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reproq: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a folder it cannot make or write (read-only, full, a loop of links): one line naming it
-        print(f"reproq: {exc.filename or ''}: {exc.strerror or exc}; fix the path (or REPROQ_BUILD) and run again",
+        fix = "free some space there" if exc.errno == errno.ENOSPC else "fix the path (or REPROQ_BUILD)"
+        print(f"reproq: {f'{exc.filename}: ' if exc.filename else ''}{exc.strerror or exc}; {fix} and run again",
               file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # every file is written atomically: what finished is whole, the rest was not written

@@ -215,7 +215,7 @@ def test_a_folder_it_cannot_write_is_one_line_naming_it(monkeypatch, capsys):
     ("build", "read-only", "reproq: {build}/notebooks: Read-only file system; fix the path (or REPROQ_BUILD)"),
     ("results", "read-only", "reproq: {results}/00_ok: Read-only file system; fix the path (or REPROQ_BUILD)"),
     ("build", "full", "FAILED   00_ok.ipynb could not be run: OSError: [Errno 28] No space left on device"),
-    ("results", "full", "No space left on device; fix the path (or REPROQ_BUILD) and run again"),  # names no file
+    ("results", "full", "reproq: {results}/00_ok/.committing.json: No space left on device; free some space there"),
 ], ids=["build read-only", "results read-only", "build full", "results full"])
 def test_a_read_only_or_full_folder_met_by_a_real_run_is_one_line(folder, how, said, tmp_path):
     """Issue 55 (held since 6c072d8): a read-only results or build folder, and a full disk (ENOSPC), met by a real
