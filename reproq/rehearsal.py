@@ -2,18 +2,18 @@
 
 A ``paper`` run trains for hours; a shape, memory or device error in one of its configurations would first show
 hours into it. The rehearsal builds each model family at the largest configuration of the profile's grid for it
-(:func:`shapes`: Lei et al.'s four encoders, the pre-trained RCNN, Rankine's networks, every answer ranker on
-TrecQA), on the data a notebook reads (the real set where it is here, else the stand-in at the profile's size), on the
-device the run would use, and runs the study's own training routine on it for one step on a real-size batch with
-its evaluations over a slice of the queries. It then times the step again, alone, with the evaluation pass over the
-whole dev set, and the peak memory of the host (resident) and of the device. The first failure stops it in one line:
-the shape, its configuration and the error.
+(:func:`shapes`: Lei et al.'s four encoders, the pre-trained RCNN, Rankine's networks, Smolyakov & Srikant's
+adversarial CNN and LSTM, every answer ranker on TrecQA), on the data a notebook reads (the real set where it is
+here, else the stand-in at the profile's size) and the device the run would use, and runs the study's own training
+routine on it for one step on a real-size batch with its evaluations over a slice of the queries. It then times the
+step again, alone, with the evaluation pass over the whole dev set, and the peak memory of the host (resident) and of
+the device. The first failure stops it in one line: the shape, its configuration and the error.
 
 The plan (:func:`plan`) is each shape's cost at the profile: its grid's runs (configurations × seeds), epochs ×
 steps, the measured step and evaluation seconds, and the hours of one grid of it on this device; the families a
 notebook trains are named beside them. It is an estimate of one grid per shape, not a sum over the notebooks (a
 notebook may train a family's grid more than once, with other poolings or fields), and of training steps and dev
-evaluations only. Not rehearsed yet: the adaptation runs (notebook 09) and dos Santos et al.'s full-collection
+evaluations only. Not rehearsed yet: the Siamese network (notebook 09) and dos Santos et al.'s full-collection
 training (notebook 10); the plan lists them as such.
 """
 
@@ -32,9 +32,9 @@ from reproq import atomic, papers, paths, profiles
 from reproq.peak_memory import PeakMemory
 from reproq.train.runtime import resolve_device
 
-NOT_REHEARSED = {"domain adaptation (Smolyakov & Srikant, Experiments 2-3)": ("09_domain_adaptation",),
+NOT_REHEARSED = {"the Siamese network (Smolyakov & Srikant, Experiment 3)": ("09_domain_adaptation",),
                  "full-collection BOW-CNN (dos Santos et al.)": ("10_dos_santos",)}
-SLICE = 8  # queries of dev and test the routine's own evaluations read in the rehearsal run
+SLICE = 8  # queries of dev and test (and held-out questions) the routine's own evaluations read in the rehearsal run
 TIMED = 3  # steps timed alone after one warm-up
 
 
@@ -52,7 +52,7 @@ class Shape:
     config: object  # the configuration rehearsed (its label says it)
     runs: int  # configurations × seeds of its grid at the profile
     epochs: int
-    steps: int  # training steps an epoch
+    steps: int | Callable[[], int]  # training steps an epoch (counted when the shape is rehearsed, where it costs)
     rehearse: Callable[[torch.device], dict]  # device -> step_seconds, evaluation_seconds
     data: str  # what it was rehearsed on: "real", or the stand-in at the profile's size
 
@@ -105,8 +105,8 @@ def _rehearse_retrieval(data, config, seed: int, device: torch.device) -> dict:
     one = replace(config, epochs=1, max_train_queries=config.queries_per_batch,
                   pretrain=replace(config.pretrain, epochs=1, max_pairs=config.pretrain.batch_size)
                   if config.pretrain else None)
-    trained_model(replace(data, dev=data.dev[:SLICE], test=data.test[:SLICE]), one, seed, device=str(device),
-                  progress=False)
+    sliced = replace(data, dev=data.dev[:SLICE], test=data.test[:SLICE], heldout=data.heldout[:SLICE])
+    trained_model(sliced, one, seed, device=str(device), progress=False)
     model = build_model(data, config).to(device)
     corpus = cut_corpus(data, config)
     batch = next(iter(source_batches(data, corpus, config, seed=seed, epoch=1))).to(device)
@@ -121,7 +121,8 @@ def _measured(model, objective, batch, lr: float, device: torch.device, evaluate
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        objective(model, batch).backward()
+        out = objective(model, batch)  # a loss, or a dict of its parts with the loss (as the fit loop reads it)
+        (out["loss"] if isinstance(out, dict) else out).backward()
         optimizer.step()
 
     def evaluation():
@@ -130,6 +131,56 @@ def _measured(model, objective, batch, lr: float, device: torch.device, evaluate
         model.train()
 
     return {"step_seconds": _seconds(step, device, TIMED), "evaluation_seconds": _seconds(evaluation, device, 1)}
+
+
+def _adaptation_shapes(profile: profiles.Profile) -> list[Shape]:
+    from reproq import corpora
+    from reproq.papers import lei2016, smolyakov2017
+    from reproq.question_retrieval.adaptation import with_target_sample
+    from reproq.question_retrieval.inputs import prepare
+
+    qr, a = profile.section(lei2016.SECTION), profile.section(smolyakov2017.SECTION)
+    with warnings.catch_warnings():  # the plan says so
+        warnings.simplefilter("ignore", corpora.SyntheticDataWarning)
+        source = corpora.load_askubuntu("auto", synthetic_config=profile.synthetic_config("askubuntu"))
+        target = corpora.load_android("auto", synthetic_config=profile.synthetic_config("android"))
+    data = with_target_sample(prepare(source, target=target), dev=a.target_dev_queries, test=a.target_test_queries)
+    on = ("AskUbuntu → Android" if not (data.synthetic or data.target.synthetic) else
+          f"the AskUbuntu and Android stand-ins at the {profile.name} profile's size")
+    shapes = []
+    for encoder in ("cnn", "lstm"):  # notebook 09's ENCODERS: Table 7's direct and adversarial networks
+        config = smolyakov2017.adaptation_config(qr, a, encoder, adversarial=True)
+        queries = min(len(data.groups), config.max_train_queries or len(data.groups))
+        shapes.append(Shape("domain adaptation", f"Smolyakov & Srikant {encoder}, adversarial",
+                            ("09_domain_adaptation",), config, (1 + len(a.lambdas)) * len(a.seeds), config.epochs,
+                            math.ceil(queries / config.queries_per_batch),
+                            lambda device, config=config: _rehearse_adaptation(data, config, a.seeds[0],
+                                                                               max(a.lambdas), device), on))
+    return shapes
+
+
+def _rehearse_adaptation(data, config, seed: int, lam: float, device: torch.device) -> dict:
+    """The study's adversarial routine on one batch (:func:`reproq.question_retrieval.adaptation.adapt`), then its
+    step and the Android dev evaluation timed alone at their real sizes."""
+    from reproq.models.adversarial import AdversarialRanker, DomainClassifier, DomainClassifierConfig
+    from reproq.question_retrieval.adaptation import adapt, adversarial_batches
+    from reproq.question_retrieval.batches import candidate_scores
+    from reproq.question_retrieval.inputs import build_model, cut_corpus, cut_target, source_batches
+    from reproq.train.objectives import DomainAdversarialObjective
+
+    target = data.target
+    sliced = replace(data, dev=data.dev[:SLICE], test=data.test[:SLICE],
+                     target=replace(target, dev=target.dev[:SLICE], test=target.test[:SLICE]))
+    adapt(sliced, replace(config, epochs=1, max_train_queries=config.queries_per_batch), seed, lam=lam,
+          device=str(device), progress=False)
+    encoder = build_model(data, config).question_encoder
+    model = AdversarialRanker(encoder, DomainClassifier(encoder.output_dim, replace(DomainClassifierConfig(), lam=lam)))
+    target_corpus = cut_target(data, config)
+    batch = next(iter(adversarial_batches(source_batches(data, cut_corpus(data, config), config, seed=seed, epoch=1),
+                                          target_corpus, epoch=1, seed=seed)))
+    return _measured(model.to(device), DomainAdversarialObjective(margin=config.margin, l2=config.l2),
+                     batch.to(device), config.lr, device,
+                     lambda m: candidate_scores(m.question_encoder, target_corpus, target.dev, device=device))
 
 
 def _answer_shapes(profile: profiles.Profile) -> list[Shape]:
@@ -150,7 +201,8 @@ def _answer_shapes(profile: profiles.Profile) -> list[Shape]:
         seeds = p.seeds if method in tay2018.PAPER_MODELS else p.baseline_seeds
         shapes.append(Shape("answer ranker", f"{method} ranker", ("04_trecqa_ctrn", "06_qatarliving_wikiqa",
                                                                       "12_encoders_side_by_side"),
-                            config, len(configs) * len(seeds), config.epochs, len(_answer_batches(data, config, 1)),
+                            config, len(configs) * len(seeds), config.epochs,
+                            lambda config=config: len(_answer_batches(data, config, 1)),
                             lambda device, config=config: _rehearse_answers(data, config, p.seeds[0], device),
                             "TrecQA"))
     return shapes
@@ -199,7 +251,8 @@ def _seconds(work: Callable[[], object], device: torch.device, repeats: int) -> 
     return sorted(times)[len(times) // 2]
 
 
-FAMILIES = {"question encoder": _retrieval_shapes, "pre-training": _retrieval_shapes, "answer ranker": _answer_shapes}
+FAMILIES = {"question encoder": _retrieval_shapes, "pre-training": _retrieval_shapes,
+            "domain adaptation": _adaptation_shapes, "answer ranker": _answer_shapes}
 
 
 def shapes(profile: str, families: Sequence[str] = (), names: Sequence[str] = ()) -> list[Shape]:
@@ -237,11 +290,12 @@ def rehearse(profile: str, *, device: str = "auto", families: Sequence[str] = ()
             first = str(error).strip().splitlines()[0] if str(error).strip() else ""
             raise RehearsalFailed(f"{shape.family} {shape.name!r} failed at the {profile} profile ({_label(shape)}) "
                                   f"on {device_}: {type(error).__name__}: {first}") from error
-        hours = shape.runs * shape.epochs * (shape.steps * measured["step_seconds"]
+        steps = shape.steps() if callable(shape.steps) else shape.steps
+        hours = shape.runs * shape.epochs * (steps * measured["step_seconds"]
                                              + measured["evaluation_seconds"]) / 3600
         rows.append({"family": shape.family, "shape": shape.name, "configuration": _label(shape), "data": shape.data,
                      "notebooks": ", ".join(shape.notebooks), "runs": shape.runs, "epochs": shape.epochs,
-                     "steps an epoch": shape.steps, "step seconds": round(measured["step_seconds"], 4),
+                     "steps an epoch": steps, "step seconds": round(measured["step_seconds"], 4),
                      "dev evaluation seconds": round(measured["evaluation_seconds"], 3),
                      "peak host MB (so far)": round(memory.peak_mb),
                      "peak device MB": round(torch.cuda.max_memory_allocated(device_) / 2**20)
@@ -250,7 +304,7 @@ def rehearse(profile: str, *, device: str = "auto", families: Sequence[str] = ()
                      "rehearsed in seconds": round(time.perf_counter() - started, 1)})
         say(f"rehearsed {shape.family} {shape.name}: a step {measured['step_seconds']:.3f} s, a dev pass "
             f"{measured['evaluation_seconds']:.2f} s, peak {memory.peak_mb:,.0f} MB host; {shape.runs} runs × "
-            f"{shape.epochs} epochs × {shape.steps} steps ≈ {hours:.1f} h on {device_}")
+            f"{shape.epochs} epochs × {steps} steps ≈ {hours:.1f} h on {device_}")
     return rows
 
 

@@ -54,8 +54,7 @@ def test_words_and_comments_are_carried_over_and_code_is_not():
 
 # notebooks whose committed copy ran before reproq.notebook.as_read (issue 53): each leaves this list at its next
 # `reproq run --only NN --commit`, and the test below says so once its copy reads well
-RAN_BEFORE_AS_READ = {"04_trecqa_ctrn", "06_qatarliving_wikiqa", "08_lei_pretraining", "10_dos_santos",
-                      "12_encoders_side_by_side"}
+RAN_BEFORE_AS_READ = {"12_encoders_side_by_side"}
 
 
 def _unread(executed: dict) -> list[str]:
