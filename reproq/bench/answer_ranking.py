@@ -131,7 +131,9 @@ def main(out_path: Path, *, profile: str, device: str = "auto") -> dict:
                                                       for k, v in bound.items()}},
         "machine": {"device": runtime.device_name(target), "cpu": cpu_name(), "cpu_capability": cpu_capability(),
                     "cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
-                    "load_average_before": load_before, "load_average_after": os.getloadavg()},
+                    # at the precision the load is read with (its file and the notebook that prints it)
+                    "load_average_before": [round(x, 2) for x in load_before],
+                    "load_average_after": [round(x, 2) for x in os.getloadavg()]},
         "code_version": code_version(), "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     write_json(out_path, result)
