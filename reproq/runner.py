@@ -435,7 +435,10 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
 def _notes(executed: Path) -> str:
     """What the cells of ``executed`` said of the cache, in one clause (the kept copy leaves it out:
     :func:`reproq.notebook_json.as_printed`): ``12 of 14 runs reused from checkpoints``; empty where none were."""
-    reused, of = notebook_json.reused(notebook_json.read(executed))
+    try:
+        reused, of = notebook_json.reused(notebook_json.read(executed))
+    except (OSError, ValueError):  # no executed copy to read (a run that wrote none): a note is never a failure
+        return ""
     return f"{reused} of {of} runs reused from checkpoints (`reproq run --retrain` trains them again)" if of else ""
 
 
