@@ -54,8 +54,13 @@ def test_a_pretrained_rcnn_that_loses_on_test_turns_the_gains_verdict(results, s
                     if x.strip().startswith("- RCNN (last pooling)"))
         return line.split("test MRR")[1]
 
-    assert rcnn_test_mrr().endswith("(2 seed(s), no interval: no difference shown).")
+    # the committed records carry each question's value: an interval over questions and seeds
+    assert rcnn_test_mrr().endswith(" to +7.92: no difference shown).")
     path = results / "08_lei_pretraining" / "lei2016_table2_pretrain__synthetic.jsonl"
+    # the seeds-only path (records without each question's value, as 08 wrote them before): 2 seeds, no interval
+    path.write_text("".join(json.dumps({**json.loads(line), "per_question": []}) + "\n"
+                            for line in path.read_text().splitlines()))
+    assert rcnn_test_mrr().endswith("(2 seed(s), no interval: no difference shown).")
     pretrained = dict(method="RCNN+pretrain", split="test", metric="MRR")
     add_seed(path, 3, like=2, offset=0.002, **pretrained)  # a third seed: an interval over three
     assert rcnn_test_mrr().endswith(": helps).")
