@@ -35,7 +35,7 @@ from reproq.profiles import Overrides
 from reproq.results import Provenance, Record, claim, difference_of_differences, paper_numbers, summarize
 from reproq.results.spread import cross_machine_spread, marked
 from reproq.results.paired import shown
-from reproq.train.grid import RunResult
+from reproq.train.grid import GridResult, RunResult
 
 
 # its settings at each profile (reproq.papers.profile gathers them; its notebooks' setup(section=...) reads them)
@@ -322,6 +322,22 @@ def run_paper_budget(dataset: str, p: AnswerSelection, vectors: str, methods: Se
     return search, records
 
 
+def searched(data: AnswerInputs, configs: Sequence[TrainConfig], seeds: Sequence[int], **run_options
+             ) -> tuple[GridResult | None, GridResult]:
+    """Tay et al.'s tables as trained here: where the profile has a search grid (more than one of ``configs``),
+    every configuration with the first seed, DEV MAP choosing (the search, returned first), then the chosen one with
+    every seed (the first one's run reused); else the one configuration with every seed. TEST never chooses."""
+    from reproq.answer_selection.run import run_grid
+
+    search = run_grid(data, configs, seeds[:1], **run_options) if len(configs) > 1 else None
+    return search, run_grid(data, [search.best] if search else configs, seeds, **run_options)
+
+
+def searched_runs(configs: int, seeds: int) -> int:
+    """The runs :func:`searched` trains for ``configs`` configurations and ``seeds`` seeds."""
+    return configs + seeds - 1 if configs > 1 else seeds
+
+
 def run_paper_inputs(dataset: str, p: AnswerSelection, vectors: str, seeds: Sequence[int], provenance: Provenance,
                      floors: Sequence[Record], **run_options) -> list[Record]:
     """Table 6's TRAIN with the paper's kind of overlap features: :data:`NORMALISED_MODELS` trained on TRAIN as the
@@ -330,17 +346,14 @@ def run_paper_inputs(dataset: str, p: AnswerSelection, vectors: str, seeds: Sequ
     (as at the paper's TRAIN-ALL budget, :func:`run_paper_budget`). The records (raw and clean TEST, DEV; MAP and MRR)
     carry :data:`PAPER_INPUTS_SETTING`, beside a copy of ``floors``' TRAIN records under it (for
     :func:`ctrn_over_qrnn`). TEST is never used to choose."""
-    from reproq.answer_selection.run import run_grid
     from reproq.results import run_records
 
     choice = Choice(vectors, BUDGET_FEATURES["normalized"])
     data = prepare(dataset, vectors=vectors, features=choice.features, w2v_epochs=p.w2v_epochs, limit=p.limit)
     records = []
     for method in NORMALISED_MODELS:
-        configs = tay_configs(p, data, method, "train", ranker=choice.ranker)
-        if len(configs) > 1:
-            configs = [run_grid(data, configs, seeds[:1], **run_options).best]
-        records += run_records(run_grid(data, configs, seeds, **run_options).best_runs, provenance, paper="tay2018",
+        _, grid = searched(data, tay_configs(p, data, method, "train", ranker=choice.ranker), seeds, **run_options)
+        records += run_records(grid.best_runs, provenance, paper="tay2018",
                                table="Table 6", dataset=dataset, method=method, setting=PAPER_INPUTS_SETTING,
                                splits=["test", "test_clean", "dev"], metrics=["MAP", "MRR"])
     return records + [replace(r, setting=PAPER_INPUTS_SETTING) for r in floors if r.setting == "train=TRAIN"]

@@ -79,3 +79,26 @@ def test_a_reading_verdict_another_machine_could_turn_says_machine_sensitive():
                for method, runs in values.items() for seed, value in enumerate(runs)]
     near, far = (tay2018.claims_reading(records, {"TRAIN": where}, spread) for spread in (0.1, 0.01))
     assert "**machine-sensitive, confirmed**" in near.splitlines()[0] and "machine-sensitive" not in far
+
+
+def test_the_tables_protocol_searches_the_grid_with_the_first_seed_then_trains_the_chosen_one_with_every_seed(
+        monkeypatch):
+    """Notebooks 04 and 06 (and the paper-input runs) train the paper profile's grid alike: its 288 configurations
+    with the first seed only, then DEV's choice with all five (not every configuration with every seed)."""
+    from types import SimpleNamespace
+
+    from reproq.answer_selection import run
+
+    calls = []
+
+    def run_grid(data, configs, seeds, **options):
+        calls.append((list(configs), list(seeds), options))
+        return SimpleNamespace(best=configs[-1], best_runs=[])
+
+    monkeypatch.setattr(run, "run_grid", run_grid)
+    search, grid = tay2018.searched("data", ["a", "b", "c"], (1, 2, 3), device="cpu")
+    assert calls == [(["a", "b", "c"], [1], {"device": "cpu"}), (["c"], [1, 2, 3], {"device": "cpu"})]
+    assert search.best == "c" and tay2018.searched_runs(3, 3) == 3 + 3 - 1  # the chosen one's first seed is reused
+    calls.clear()
+    assert tay2018.searched("data", ["a"], (1, 2))[0] is None and calls == [(["a"], [1, 2], {})]
+    assert tay2018.searched_runs(1, 2) == 2
