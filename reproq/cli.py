@@ -160,9 +160,12 @@ def _rehearse(args) -> int:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
     device = rehearsal.resolve_device("auto").type
-    json_path, md_path = rehearsal.plan(args.profile, rows, device=device, seconds=time.time() - began)
-    print(f"rehearsed {len(rows)} shapes of the {args.profile} profile in {time.time() - began:.0f} s; the plan: "
-          f"{md_path} (and {json_path.name})")
+    json_path, md_path = rehearsal.plan(args.profile, rows, device=device, seconds=time.time() - began,
+                                        families=args.family or ())
+    planned = json.loads(json_path.read_text())
+    print(f"rehearsed {len(rows)} shapes of the {args.profile} profile in {time.time() - began:.0f} s: "
+          f"{planned['runs']:,} runs, about {planned['hours']:,.0f} hours on this device ({planned['covers']}); "
+          f"the plan: {md_path} (and {json_path.name})")
     return 0
 
 
@@ -499,7 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "grid, take one training step and one evaluation on real-size batches on this device, and "
                           "write a plan of the hours (build/rehearsal/<profile>/plan.md); stops at the first failure")
     run.add_argument("--family", nargs="+", default=[], metavar="FAMILY",
-                     help="with --rehearse: only these model families (question encoder, pre-training, answer ranker)")
+                     help="with --rehearse: only these model families (question encoder, pre-training, domain "
+                          "adaptation, full collection, SemEval-2016 3B, answer ranker)")
     run.set_defaults(func=_run)
 
     bench = commands.add_parser("bench", help="speed benchmarks, written to a file (never timed tests)")
