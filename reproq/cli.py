@@ -161,7 +161,7 @@ def _rehearse(args) -> int:
         return 1
     device = rehearsal.resolve_device("auto").type
     json_path, md_path = rehearsal.plan(args.profile, rows, device=device, seconds=time.time() - began,
-                                        families=args.family or ())
+                                        families=args.family or (), commit=args.commit)
     planned = json.loads(json_path.read_text())
     print(f"rehearsed {len(rows)} shapes of the {args.profile} profile in {time.time() - began:.0f} s: "
           f"{planned['runs']:,} runs, about {planned['hours']:,.0f} hours on this device ({planned['covers']}); "
@@ -500,7 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rehearse", action="store_true",
                      help="run no notebook: build each model family at the largest configuration of the profile's "
                           "grid, take one training step and one evaluation on real-size batches on this device, and "
-                          "write a plan of the hours (build/rehearsal/<profile>/plan.md); stops at the first failure")
+                          "write a plan of the hours (build/rehearsal/<profile>/plan.md; with --commit, "
+                          "results/machines/rehearsal/<profile>/); stops at the first failure")
     run.add_argument("--family", nargs="+", default=[], metavar="FAMILY",
                      help="with --rehearse: only these model families (question encoder, pre-training, domain "
                           "adaptation, full collection, SemEval-2016 3B, answer ranker)")

@@ -591,17 +591,18 @@ def _label(shape: Shape) -> str:
     return shape.config.label() if hasattr(shape.config, "label") else str(shape.config)
 
 
-def plan(profile: str, rows: list[dict], *, device: str, seconds: float, families: Sequence[str] = ()
-         ) -> tuple[Path, Path]:
-    """Write the rehearsal's plan as ``build/rehearsal/<profile>/plan.json`` and ``plan.md``: each notebook's runs
-    and hours, their total (``make reproduce PROFILE=<profile>``'s training), each shape's measurement, and what each
-    notebook trains of it; what it was measured on, and, with ``families``, that it covers those only."""
+def plan(profile: str, rows: list[dict], *, device: str, seconds: float, families: Sequence[str] = (),
+         commit: bool = False) -> tuple[Path, Path]:
+    """Write the rehearsal's plan as ``build/rehearsal/<profile>/plan.json`` and ``plan.md`` (with ``commit``, the
+    committed study's ``results/machines/rehearsal/<profile>/``): each notebook's runs and hours, their total
+    (``make reproduce PROFILE=<profile>``'s training), each shape's measurement, and what each notebook trains of it;
+    what it was measured on, and, with ``families``, that it covers those only."""
     import pandas as pd
 
     from reproq.machine import cpu_name
     from reproq.results import code_version
 
-    folder = paths.build_dir() / "rehearsal" / profile
+    folder = (paths.committed_dirs()[0] / "machines" if commit else paths.build_dir()) / "rehearsal" / profile
     measured_on = f"{device} ({torch.cuda.get_device_name(0) if device.startswith('cuda') else cpu_name()})"
     work = pd.DataFrame([{"shape": r["shape"], **w} for r in rows for w in r["work"]])
     notebooks = (work.groupby("notebook")[["runs", "hours"]].sum().round(4).reset_index() if len(work) else
