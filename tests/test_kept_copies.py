@@ -52,11 +52,6 @@ def test_words_and_comments_are_carried_over_and_code_is_not():
     assert notebook_json.with_words_of(executed, source) is None
 
 
-# notebooks whose committed copy ran before reproq.notebook.as_read (issue 53): each leaves this list at its next
-# `reproq run --only NN --commit`, and the test below says so once its copy reads well
-RAN_BEFORE_AS_READ = {"12_encoders_side_by_side"}
-
-
 def _unread(executed: dict) -> list[str]:
     """What in a notebook's outputs does not read like a paper: a raw path repr, NaN, a float past 4 decimals, the
     cache's chatter (runs reused from checkpoints: the runner's line says it)."""
@@ -74,10 +69,7 @@ def _unread(executed: dict) -> list[str]:
 def test_every_kept_copys_outputs_read_like_a_paper(notebook):
     kept = paths.ROOT / "results" / notebook.stem / notebook.name
     unread = _unread(json.loads(kept.read_text(encoding="utf-8")))
-    if notebook.stem in RAN_BEFORE_AS_READ:
-        assert unread, f"{kept} reads well now: take {notebook.stem} out of RAN_BEFORE_AS_READ"
-    else:
-        assert not unread, f"{kept} shows {sorted(set(unread))[:5]}: `reproq run --only {notebook.stem[:2]} --commit`"
+    assert not unread, f"{kept} shows {sorted(set(unread))[:5]}: `reproq run --only {notebook.stem[:2]} --commit`"
 
 
 def test_a_notebooks_outputs_read_like_a_paper():
