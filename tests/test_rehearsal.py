@@ -37,7 +37,7 @@ PAPER_RUNS = {
 # the CI subset: the paper profile's largest network of each family, built, stepped and evaluated through the
 # study's routine on the CPU (untimed; `reproq run --profile paper --rehearse` times every shape and writes the plan).
 # dos Santos et al.'s BOW-CNN at Table 2's size reranks SemEval-2016 3B's candidates here: scoring the paper-size
-# stand-in's whole collection (167,765 questions) takes minutes a pass, so that path is rehearsed at the smoke profile
+# stand-in's whole collection (60,000 questions) takes minutes a pass, so that path is rehearsed at the smoke profile
 PAPERS_OWN = ("Lei et al. rcnn", "Lei et al. rcnn, pre-trained (§4.2)", "Smolyakov & Srikant lstm, adversarial",
               "RCNN+pretrain (lei2016, pooling=last)", "BOW-CNN (dossantos2015, title+body)", "CTRN ranker")
 
