@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -365,14 +366,19 @@ def test_ctrl_c_stops_a_running_notebook_with_one_line_and_its_kernel_gone(noteb
     assert kernels and not any(k.is_running() and k.status() != psutil.STATUS_ZOMBIE for k in kernels)
 
 
-def test_a_run_prints_no_kernel_transport_warning_and_leaves_no_socket(notebook_dir, capfd):
+def test_a_run_prints_no_kernel_transport_warning_and_leaves_no_socket(notebook_dir, capfd, monkeypatch):
     import tempfile
 
-    before = set(Path(tempfile.gettempdir()).glob("reproq-kernel-*"))
+    # a temporary folder of this test's own (short: a socket's path has a length limit), so that the kernels of
+    # another suite or notebook run on the same machine are not counted
+    scratch = Path(tempfile.mkdtemp(prefix="rk", dir="/tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     write_notebook(notebook_dir / "00_quiet.ipynb", "x = 1")
     assert [o.status for o in runner.run(profile="smoke", progress=False)] == ["ran"]
     assert "without encryption" not in capfd.readouterr().err
-    assert set(Path(tempfile.gettempdir()).glob("reproq-kernel-*")) == before
+    assert list(scratch.glob("reproq-kernel-*")) == []
+    monkeypatch.undo()  # the temporary folder the capture and pytest use again, before this one goes
+    shutil.rmtree(scratch)
 
 
 def _plant(link: Path, victim: Path) -> None:
