@@ -89,6 +89,11 @@ def _literal(notebook: str, name: str):
     raise LookupError(f"notebook {notebook} assigns no literal to {name}: the rehearsal's plan reads it there")
 
 
+def _steps(items: int, cap: int | None, per_batch: int) -> int:
+    """Training steps an epoch: ``items`` (queries, pairs), or the first ``cap`` of them, ``per_batch`` a step."""
+    return math.ceil(min(items, cap or items) / per_batch)
+
+
 def _candidates(queries) -> int:
     return sum(len(q.candidate_ids) for q in queries)
 
@@ -121,7 +126,7 @@ def _retrieval_shapes(profile: profiles.Profile) -> list[Shape]:
         return sorted(config.encoder_settings), config.question.dropout
 
     def steps(config) -> int:
-        return math.ceil(min(len(data.groups), config.max_train_queries or len(data.groups)) / config.queries_per_batch)
+        return _steps(len(data.groups), config.max_train_queries, config.queries_per_batch)
 
     def runs(encoder, **kw) -> int:
         return len(lei2016.lei_grid(qr, encoder, **kw)) * seeds
@@ -157,7 +162,7 @@ def _retrieval_shapes(profile: profiles.Profile) -> list[Shape]:
     pretrainings = sum(runs(e, pooling="mean") for e in poolings)  # one per configuration and seed, every pooling's
     pairs = len(title_pairs(data.groups, cut_corpus(data, rcnn), heldout=data.heldout,
                             similar_pairs=rcnn.pretrain.similar_pairs))
-    pretraining_steps = math.ceil(min(pairs, rcnn.pretrain.max_pairs or pairs) / rcnn.pretrain.batch_size)
+    pretraining_steps = _steps(pairs, rcnn.pretrain.max_pairs, rcnn.pretrain.batch_size)
     shapes.append(Shape("pre-training", "Lei et al. rcnn, pre-trained (§4.2)", rcnn,
                         lambda device: _rehearse_retrieval(data, rcnn, qr.seeds[0], device), on, (
                             Work("07_lei_gates", 2, rcnn.epochs, steps(rcnn), what="fine-tuned, its two gates"),
@@ -234,7 +239,7 @@ def _adaptation_shapes(profile: profiles.Profile) -> list[Shape]:
     seeds = len(a.seeds)
 
     def steps(config) -> int:
-        return math.ceil(min(len(data.groups), config.max_train_queries or len(data.groups)) / config.queries_per_batch)
+        return _steps(len(data.groups), config.max_train_queries, config.queries_per_batch)
 
     shapes = []
     for encoder in _literal("09_domain_adaptation", "ENCODERS"):  # Table 7's direct and adversarial networks
@@ -325,11 +330,11 @@ def _full_collection_shapes(profile: profiles.Profile) -> list[Shape]:
             "BOW-CNN": sum(len(dossantos2015.table5_configs(d, f)) for f in FIELDS) * len(d.seeds)}
     shapes = []
     for name, config in dossantos2015.dos_santos_configs(d, "title+body").items():
-        pairs = min(len(split.train), config.max_train_pairs or len(split.train))
         shapes.append(Shape("full collection", f"dos Santos et al. {name}", config,
                             lambda device, config=config: _rehearse_full_collection(collection, config, d.seeds[0],
                                                                                     device), on,
-                            (Work("10_dos_santos", runs[name], config.epochs, math.ceil(pairs / config.pairs_per_batch),
+                            (Work("10_dos_santos", runs[name], config.epochs,
+                                  _steps(len(split.train), config.max_train_pairs, config.pairs_per_batch),
                                   what="title and title+body" + (", Table 5's t" if name == "BOW-CNN" else "")),)))
     return shapes
 
@@ -390,13 +395,11 @@ def _semeval_shapes(profile: profiles.Profile) -> list[Shape]:
         if m.paper == "dossantos2015":
             config = m.configs[0]
             collection = bow_cnn.Collection.build(data, reranked.split, m.setting)
-            steps = math.ceil(min(len(reranked.split.train), config.max_train_pairs or len(reranked.split.train))
-                              / config.pairs_per_batch)
+            steps = _steps(len(reranked.split.train), config.max_train_pairs, config.pairs_per_batch)
             rehearse = functools.partial(_rehearse_full_collection, collection, config, seeds[0], reranked=reranked)
         else:
             config = _largest(m.configs, size)
-            steps = math.ceil(min(len(data.groups), config.max_train_queries or len(data.groups))
-                              / config.queries_per_batch)
+            steps = _steps(len(data.groups), config.max_train_queries, config.queries_per_batch)
             rehearse = functools.partial(_rehearse_retrieval, data, config, seeds[0])
         work = [Work(n14, len(m.configs) * len(seeds), config.epochs, steps)]
         if getattr(config, "pretrain", None):
@@ -415,9 +418,12 @@ def _answer_shapes(profile: profiles.Profile) -> list[Shape]:
     from reproq.papers import side_by_side, tay2018
 
     p = profile.section(tay2018.SECTION)
+    n04, n06, n12 = "04_trecqa_ctrn", "06_qatarliving_wikiqa", "12_encoders_side_by_side"
+    in_04 = {k: _literal(n04, k) for k in ("SETTINGS", "METHODS", "ABLATION_METHOD", "ABLATION_VECTORS", "ALIGNMENTS")}
+    in_06 = {k: _literal(n06, k) for k in ("DATASETS", "METHODS", "ABLATION_METHOD", "ABLATION_VECTORS")}
+    in_12 = {k: _literal(n12, k) for k in ("DATASETS", "METHODS")}
     sets = {d: prepare(d, w2v_epochs=1, limit=p.limit)  # the vectors' values change no shape
-            for d in ("trecqa", *_literal("06_qatarliving_wikiqa", "DATASETS"),
-                      *_literal("12_encoders_side_by_side", "DATASETS"))}
+            for d in ("trecqa", *in_06["DATASETS"], *in_12["DATASETS"])}
     data = sets["trecqa"]
 
     def size(config):
@@ -436,35 +442,31 @@ def _answer_shapes(profile: profiles.Profile) -> list[Shape]:
     def grid(method, dataset, split="train") -> int:
         return len(tay2018.tay_configs(p, sets[dataset], method, split))
 
-    n04 = "04_trecqa_ctrn"
-    settings, in_04 = _literal(n04, "SETTINGS"), _literal(n04, "METHODS")
-    ablated, vectors = _literal(n04, "ABLATION_METHOD"), _literal(n04, "ABLATION_VECTORS")
-    other_alignments = [a for a in _literal(n04, "ALIGNMENTS") if a != "literal"]
-    n06 = "06_qatarliving_wikiqa"
-    n12 = "12_encoders_side_by_side"
+    settings = in_04["SETTINGS"]
+    other_alignments = [a for a in in_04["ALIGNMENTS"] if a != "literal"]
     shapes = []
     for method in METHODS:
         largest = _largest(tay2018.tay_configs(p, data, method, "train"), size)
         todo = [(n04, "trecqa", s, tay2018.searched_runs(grid(method, "trecqa", s), seeds(method)), s)
-                for s in settings if method in in_04]
-        if method == ablated:
-            todo.append((n04, "trecqa", "train", len(vectors) * len(tay2018.FEATURE_VARIANTS),
+                for s in settings if method in in_04["METHODS"]]
+        if method == in_04["ABLATION_METHOD"]:
+            todo.append((n04, "trecqa", "train", len(in_04["ABLATION_VECTORS"]) * len(tay2018.FEATURE_VARIANTS),
                          "vectors and features tried, first seed"))
             todo += [(n04, "trecqa", s, len(other_alignments) * seeds(method), f"{s}, other alignments")
                      for s in settings]
         if method in tay2018.NORMALISED_MODELS:
             todo.append((n04, "trecqa", "train", tay2018.searched_runs(grid(method, "trecqa"), seeds(method)),
                          "normalised features"))
-        for dataset in _literal(n06, "DATASETS"):
-            if method in _literal(n06, "METHODS"):
+        for dataset in in_06["DATASETS"]:
+            if method in in_06["METHODS"]:
                 todo.append((n06, dataset, "train", tay2018.searched_runs(grid(method, dataset), seeds(method)),
                              dataset))
-            if method == _literal(n06, "ABLATION_METHOD"):
-                todo.append((n06, dataset, "train", len(_literal(n06, "ABLATION_VECTORS"))
-                             * len(tay2018.FEATURE_VARIANTS), f"{dataset}, vectors and features tried"))
-        if method in _literal(n12, "METHODS"):
+            if method == in_06["ABLATION_METHOD"]:
+                todo.append((n06, dataset, "train", len(in_06["ABLATION_VECTORS"]) * len(tay2018.FEATURE_VARIANTS),
+                             f"{dataset}, vectors and features tried"))
+        if method in in_12["METHODS"]:
             todo += [(n12, dataset, side_by_side.EVALUATIONS[dataset][2], len(p.seeds), dataset)
-                     for dataset in _literal(n12, "DATASETS")]
+                     for dataset in in_12["DATASETS"]]
         if todo:  # a method no notebook trains at the profile costs nothing to rehearse
             shapes.append(Shape("answer ranker", f"{method} ranker", largest,
                                 lambda device, config=largest: _rehearse_answers(data, config, p.seeds[0], device),
