@@ -65,7 +65,8 @@ def run_grid(data: AnswerInputs, configs: Sequence[TrainConfig], seeds: Sequence
              executor: Executor | None = None, **run_options) -> GridResult:
     """Every configuration with every seed; the best configuration by mean DEV MAP (TEST unused). The runs go
     through ``executor`` (:func:`reproq.train.grid.run_grid`); with a ``checkpoint_root``, finished runs keep their
-    records there and are not run again."""
+    records there and are not run again (a record without the P@k of ``ks`` is scored again from its checkpoint)."""
+    store = grid.RunStore.under(run_options.get("checkpoint_root"), functools.partial(checkpoint_key, data),
+                                scoring={"ks": sorted(set(run_options.get("ks", ())))})
     return grid.run_grid(functools.partial(run_one, data, **run_options), configs, seeds, metric="MAP",
-                         executor=executor, store=grid.RunStore.under(run_options.get("checkpoint_root"),
-                                                                      functools.partial(checkpoint_key, data)))
+                         executor=executor, store=store)

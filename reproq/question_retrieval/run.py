@@ -11,7 +11,7 @@ at that epoch), checkpointed every epoch under :func:`~reproq.question_retrieval
 from __future__ import annotations
 
 import functools
-import time
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,7 +49,6 @@ def trained_model(data: RetrievalInputs, config: TrainConfig, seed: int, *, devi
     it cannot be combined with a ``checkpoint_root``."""
     if objective is not None and checkpoint_root is not None:
         raise ValueError("a run with its own objective is not checkpointed: its key would not tell it apart")
-    started = time.perf_counter()  # the run's clock: a pre-training counts
     device = resolve_device(device)
     start = None if config.pretrain is None else pretrain_one(data, config, seed, device=device,
                                                               checkpoint_root=checkpoint_root, progress=progress)
@@ -75,13 +74,14 @@ def trained_model(data: RetrievalInputs, config: TrainConfig, seed: int, *, devi
         selection=routine.Selection("dev_MRR", config.patience), evaluations=evaluations,
         optimizer=functools.partial(torch.optim.Adam, lr=config.lr, weight_decay=config.weight_decay),
         schedule=config.learning_rate if config.lr_halve_every else None, key=checkpoint_key(data, config, seed),
-        checkpoint_root=checkpoint_root, desc=f"{config.encoder} seed {seed}", progress=progress, started=started)
+        checkpoint_root=checkpoint_root, desc=f"{config.encoder} seed {seed}", progress=progress)
     encoder = fitted.model.question_encoder
     untrained_dev = {k[4:]: v for k, v in fitted.state.history[0].items() if k.startswith("dev_")}
     scores = {"dev": evaluate(encoder, corpus, data.dev, device=fitted.device, no_positive=data.no_positive),
               "test": evaluate(encoder, corpus, data.test, device=fitted.device, no_positive=data.no_positive),
               "untrained_dev": untrained_dev, "untrained_test": untrained_test}
-    return fitted.model, fitted.result(config, seed, scores)
+    run = fitted.result(config, seed, scores)  # its pre-training's seconds count: the run cost them
+    return fitted.model, run if start is None else replace(run, seconds=run.seconds + start.seconds)
 
 
 def _batches(data: RetrievalInputs, corpus, config: TrainConfig, seed: int, epoch: int):

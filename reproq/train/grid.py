@@ -77,20 +77,24 @@ class RunStore:
     """Each finished run's record as JSON in the run's checkpoint folder (``run.json`` in
     :func:`reproq.train.checkpoint.folder` of ``key(config, seed)``): what :func:`run_grid` skips. ``key`` must cover
     everything the numbers depend on (data, configuration, seed, code: :func:`reproq.train.checkpoint.key`). The
-    configuration is not stored: a record is read back for the configuration that asked for it.
+    configuration is not stored: a record is read back for the configuration that asked for it. What the scores were
+    computed for beyond the key (``scoring``: answer selection's P@k cut-offs) is stored with them, and a record scored
+    for other cut-offs is not reused: its run is scored again from its finished checkpoint, with no training.
 
     A record is bound to itself and to its run's checkpoint: it keeps its own SHA-256 and the checkpoint's as they
     were when the run finished, and a record whose numbers or checkpoint changed since is not reused (one warning
     line; the run trains again). This catches a damaged or hand-edited cache, not a forger who recomputes the
     digests: only training again proves a number."""
 
-    def __init__(self, root: str | Path, key: Callable[[Hashable, int], str]):
+    def __init__(self, root: str | Path, key: Callable[[Hashable, int], str], scoring: dict | None = None):
         self.root, self.key = Path(root), key
+        self.scoring = json.loads(json.dumps(scoring or {}))  # as read back from a record
 
     @classmethod
-    def under(cls, root: str | Path | None, key: Callable[[Hashable, int], str]) -> RunStore | None:
+    def under(cls, root: str | Path | None, key: Callable[[Hashable, int], str],
+              scoring: dict | None = None) -> RunStore | None:
         """The store under a task's ``checkpoint_root``; None without one."""
-        return None if root is None else cls(root, key)
+        return None if root is None else cls(root, key, scoring)
 
     def path(self, config: Hashable, seed: int) -> Path:
         return checkpoint.folder(self.root, self.key(config, seed)) / "run.json"
@@ -111,6 +115,8 @@ class RunStore:
             warnings.warn(f"{path}: the run's record or checkpoint changed since the run finished; it trains again "
                           "from its start", RuntimeWarning, stacklevel=2)
             return None
+        if record.pop("scoring", {}) != self.scoring:  # scored for other cut-offs: scored again, not trained
+            return None
         record.pop("batch", None)
         record.pop("name", None)
         return RunResult(config, **record)
@@ -121,6 +127,7 @@ class RunStore:
         record = json.loads(json.dumps({k: v for k, v in asdict(run).items() if k != "config"}, default=_number))
         record["batch"] = retrain.current()  # the retraining batch that ran it ("" outside one)
         record["name"] = run_name(run.config, run.seed)  # for a reader of the folder: its key is a hash
+        record["scoring"] = self.scoring
         record.update(record_sha256=_digest(record), checkpoint_sha256=_file_digest(path.with_name(checkpoint.FILE)))
         atomic.write_text(path, json.dumps(record, indent=1) + "\n")
 

@@ -16,6 +16,7 @@ checkpointed epoch; on CPU with the same seed the result equals an uninterrupted
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,9 @@ class FitState:
     # the run settings of the process that began the run (reproq.run_settings.current()), kept when it is resumed or
     # reused, so that its records say how it was trained, not how it was read back ({}: a checkpoint from before)
     settings: dict = field(default_factory=dict)
+    # the wall time of the fit so far, summed over every process that trained it (kept in the checkpoint), so that a
+    # run resumed or read back says how long it took to train, not to read (0: a checkpoint from before)
+    seconds: float = 0.0
 
 
 class Callback:
@@ -75,14 +79,19 @@ def fit(model: torch.nn.Module, objective: Callable[[torch.nn.Module, object], t
         optimizer.load_state_dict(saved["optimizer"])
         runtime.set_rng_state(saved["rng"])
         state = FitState(**{"settings": {}, **saved["state"]})
+    clock, before = time.perf_counter(), state.seconds
+
+    def save() -> None:
+        state.seconds = before + time.perf_counter() - clock
+        if checkpoint_dir is not None:
+            _save(checkpoint_dir, model, optimizer, state, fingerprint)
 
     def end_epoch(record: dict) -> None:
         state.epoch = record["epoch"]
         state.history.append(record)
         for cb in callbacks:
             cb.on_epoch_end(state, model, record)
-        if checkpoint_dir is not None:
-            _save(checkpoint_dir, model, optimizer, state, fingerprint)
+        save()
 
     for cb in callbacks:
         cb.on_fit_start(state, model)
@@ -110,8 +119,7 @@ def fit(model: torch.nn.Module, objective: Callable[[torch.nn.Module, object], t
                                       for name, total in totals.items()}})
     if not state.finished:
         state.finished = True
-        if checkpoint_dir is not None:
-            _save(checkpoint_dir, model, optimizer, state, fingerprint)
+        save()
     for cb in callbacks:
         cb.on_fit_end(state, model)
     return state
@@ -122,5 +130,6 @@ def _save(directory, model, optimizer, state: FitState, fingerprint: str) -> Non
         "fingerprint": fingerprint, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
         "rng": runtime.rng_state(),
         "state": {"epoch": state.epoch, "history": state.history, "best": state.best, "stop": state.stop,
-                  "finished": state.finished, "settings": state.settings},
+                  "finished": state.finished, "settings": state.settings,
+                  "seconds": state.seconds},
     })

@@ -9,7 +9,9 @@ model, in eval mode. What a task's run says is only what differs: the model, the
 evaluations and the metric that selects (``question_retrieval.run``, ``.adaptation``, ``.pretrain``,
 ``.full_collection_training``, ``answer_selection.run``).
 
-One clock: :func:`time.perf_counter`, from the moment the run starts (:attr:`Fitted.started`).
+One clock: :func:`time.perf_counter`. A run's seconds are its fit's, summed over every process that trained it (kept in
+its checkpoint: :attr:`~reproq.train.loop.FitState.seconds`), and this process's building and scoring: a run resumed
+or read back from its finished checkpoint says how long it took to train, not how long it took to read.
 """
 
 from __future__ import annotations
@@ -43,20 +45,23 @@ class Selection:
 @dataclass(frozen=True)
 class Fitted:
     """A finished run of :func:`train`: the model (best epoch's weights, eval mode), the loop's final state, the
-    device it ran on and when the run's clock started."""
+    device it ran on, and when this process began the run and called and left the fit loop."""
 
     model: nn.Module
     state: FitState
     device: torch.device
-    started: float  # time.perf_counter() when the run started
+    started: float  # time.perf_counter() when this process began the run
+    fit_span: tuple[float, float]  # time.perf_counter() when this process called the fit loop and when it returned
 
     @property
     def seconds(self) -> float:
-        return time.perf_counter() - self.started
+        """The fit's seconds over every process that trained the run, and this process's before and after it."""
+        called, returned = self.fit_span
+        return self.state.seconds + (called - self.started) + (time.perf_counter() - returned)
 
     def result(self, config, seed: int, scores: dict, *, counted: nn.Module | None = None) -> RunResult:
         """The run's :class:`~reproq.train.grid.RunResult`: ``scores`` of the kept epoch, the trainable parameters
-        of ``counted`` (default: the whole model), the seconds since the run started."""
+        of ``counted`` (default: the whole model), its :attr:`seconds`."""
         return RunResult(config, seed, self.state.history, self.state.best["epoch"], self.state.epoch, scores,
                          count_parameters(counted if counted is not None else self.model), self.seconds,
                          settings=self.state.settings)
@@ -90,10 +95,8 @@ def train(build: Callable[[torch.device], nn.Module], objective, batches: Callab
     reseed
         Seed the generators again once the model is built, so that the draws of training do not depend on how many
         the model's initialisation took (answer selection's runs).
-    started
-        The run's clock, when it started before the routine (a pre-training first); default: now.
     """
-    started = time.perf_counter() if started is None else started
+    started = time.perf_counter()
     device = resolve_device(device)
     seed_everything(seed)
     model = build(device).to(device)
@@ -110,8 +113,10 @@ def train(build: Callable[[torch.device], nn.Module], objective, batches: Callab
         for batch in batches(epoch):
             yield batch.to(device)
 
+    called = time.perf_counter()
     state = fit(model, objective, optimiser, on_device, epochs=epochs, callbacks=callbacks, fingerprint=key,
                 checkpoint_dir=checkpoint.folder(checkpoint_root, key), evaluate_untrained=evaluate_untrained)
+    returned = time.perf_counter()
     model.load_state_dict(state.best["model"])
     model.eval()
-    return Fitted(model, state, device, started)
+    return Fitted(model, state, device, started, (called, returned))

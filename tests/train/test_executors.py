@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -274,3 +275,20 @@ def test_workers_that_declare_a_gpu_run_one_run_each_at_a_time_and_say_which_dev
     for spans in by_worker.values():  # never two runs at once on one worker
         spans.sort()
         assert all(ended <= began for (_, ended), (began, _) in zip(spans, spans[1:])), spans
+
+
+def test_a_record_scored_for_other_cut_offs_is_scored_again_not_reused(tmp_path):
+    # notebook 12 stored QatarLiving runs without P@1; notebook 06, asking for P@1, reused them and failed on 'P@1'
+    def key(config, seed):
+        return f"{config}{seed}".ljust(16, "0")
+
+    def run_one(ks, config, seed):
+        calls.append(ks)
+        return RunResult(config, seed, [], 1, 1, {"dev": {"MAP": 0.5}, "test": {f"P@{k}": 1.0 for k in ks}}, 3, 1.0)
+
+    calls = []
+    for ks in ((), (1,), (1,), ()):
+        store = RunStore(tmp_path, key=key, scoring={"ks": list(ks)})
+        grid = run_grid(functools.partial(run_one, ks), ["a"], [0], metric="MAP", store=store)
+        assert set(grid.best_runs[0].test) == {f"P@{k}" for k in ks}
+    assert calls == [(), (1,), ()]  # the second (1,) is reused

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 
 import pytest
 import torch
@@ -94,3 +95,29 @@ def test_a_killed_run_resumes_to_the_uninterrupted_numbers(tmp_path):
     resumed = train(checkpoint_root=tmp_path / "b")
     assert repr(resumed.state.history) == repr(whole.state.history)  # epoch 0 has loss nan, and nan != nan
     assert torch.equal(resumed.model.weight, whole.model.weight)
+
+
+def test_a_run_resumed_or_read_back_says_how_long_it_took_to_train_not_to_read(tmp_path):
+    # records carried 0.3 s for a run that trained for 12 s: the clock restarted whenever a run was read back from its
+    # finished checkpoint (a searched configuration's first seed, a run scored again) or resumed after a crash
+    def slow(epoch):
+        if epoch == 2 and not resumed:
+            raise KeyboardInterrupt  # the crash, after epoch 1's checkpoint
+        time.sleep(0.3)
+        return batches(epoch)
+
+    def fitted():
+        return routine.train(lambda device: nn.Linear(6, 1), objective, slow, seed=0, device="cpu", epochs=2,
+                             selection=routine.Selection("dev_score", patience=100), evaluations=evaluations,
+                             optimizer=functools.partial(torch.optim.Adam, lr=0.05), key="k",
+                             checkpoint_root=tmp_path, desc="test", progress=False)
+
+    resumed = False
+    with pytest.raises(KeyboardInterrupt):
+        fitted()
+    resumed = True
+    finished = fitted()  # epoch 1 in the first process, epoch 2 here
+    assert finished.seconds >= 0.6 and finished.state.seconds >= 0.6
+    again = fitted()  # read back: no epoch trains
+    assert [r["epoch"] for r in again.state.history] == [0, 1, 2] and again.state.seconds == finished.state.seconds
+    assert again.seconds >= finished.state.seconds >= 0.6
