@@ -24,6 +24,7 @@ import ast
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -139,7 +140,8 @@ def plan(notebooks: Sequence[Path], expected: dict[str, float],
 @dataclass(frozen=True)
 class Finished:
     """A notebook's child process, ended: its exit status (negative: the signal that killed it), wall seconds, log,
-    what it said of its notebook (``ran`` or ``skipped``) and the line that says why it failed."""
+    what it said of its notebook (``ran`` or ``skipped``) and why (``because``: the inputs that changed, or that they
+    had not), and the line that says why it failed."""
 
     notebook: Path
     returncode: int
@@ -147,6 +149,7 @@ class Finished:
     log: Path
     said: str = "ran"
     why: str = ""
+    because: str = ""
 
 
 def _this_runs_lines(log: Path, offset: int) -> list[str]:
@@ -160,10 +163,14 @@ def _this_runs_lines(log: Path, offset: int) -> list[str]:
 
 def ended(notebook: Path, returncode: int, seconds: float, log: Path, offset: int = 0) -> Finished:
     """How a child that ran ``notebook`` ended, read from its part of ``log``: its outcome line (``ran`` or
-    ``skipped``), and where it failed the line that says why (``FAILED ...`` or ``reproq: ...``, else its last line;
-    killed by a signal: that signal, and its last line)."""
+    ``skipped``) and the reason it gives (``ran  NN  (12 s; run because R) -> ...`` or ``skipped  NN  (R) -> ...``:
+    R), and where it failed the line that says why (``FAILED ...`` or ``reproq: ...``, else its last line; killed by a
+    signal: that signal, and its last line)."""
     lines = _this_runs_lines(log, offset)
-    said = [line.split()[0] for line in lines if f" {notebook.stem} " in f" {line} " and line.startswith(("ran", "skipped"))]
+    outcomes = [line for line in lines if f" {notebook.stem} " in f" {line} " and line.startswith(("ran", "skipped"))]
+    said = [line.split()[0] for line in outcomes]
+    note = re.search(r"\((.*)\) -> ", outcomes[-1]) if outcomes else None
+    because = re.sub(r"^\d+ s(; run because )?", "", note.group(1)) if note else ""
     last = lines[-1].strip() if lines else "nothing"
     if returncode < 0:
         why = f"killed by {_signal_name(-returncode)} (its log's last line: {last})"
@@ -171,7 +178,7 @@ def ended(notebook: Path, returncode: int, seconds: float, log: Path, offset: in
         why = next((line for line in reversed(lines) if line.startswith(("FAILED", "reproq:"))), last)
     else:
         why = ""
-    return Finished(notebook, returncode, seconds, log, said[-1] if said else "ran", why)
+    return Finished(notebook, returncode, seconds, log, said[-1] if said else "ran", why, because)
 
 
 def _signal_name(number: int) -> str:

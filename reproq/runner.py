@@ -646,8 +646,7 @@ def _side_by_side(chosen: Sequence[Path], jobs: int, *, progress: bool, **option
                               f"[{started}/{len(chosen)}] {_last_time(nb, expected)}; log "
                               f"{notebook_schedule.log_path(profile, nb)}")
         elif done.returncode == 0:
-            yield Outcome(nb.stem, done.said, done.seconds, executed_copy(profile, nb),
-                          "inputs unchanged since its last run")
+            yield Outcome(nb.stem, done.said, done.seconds, executed_copy(profile, nb), done.because)
         else:
             failures.append(f"{nb.name}: {done.why} (log: {done.log})")
     if failures:

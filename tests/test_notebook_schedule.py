@@ -107,6 +107,10 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
     assert {p.name: p.read_text() for p in notebook_dir.glob("*.txt")} == first
     assert sorted(n for n, s in side if s == "started") == ["00_a", "01_b", "03_c"]
     assert sorted(n for n, s in side if s == "ran") == ["00_a", "01_b", "03_c"]
+    # each says why it ran, as its child did (it said "inputs unchanged since its last run" of every run)
+    assert {o.message for o in outcomes if o.status == "ran"} == {"--force"}
+    again = [o for o in runner.run(profile="smoke", parameters={"VALUE": 5}, progress=False, jobs=2)]
+    assert {(o.status, o.message) for o in again} == {("skipped", "inputs unchanged since its last run")}
     for p in notebook_dir.glob("*.txt"):
         p.unlink()
     write_notebook(notebook_dir / "02_broken.ipynb", "raise RuntimeError('boom')")

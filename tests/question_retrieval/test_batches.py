@@ -104,6 +104,25 @@ def test_candidate_scores_are_cosines_in_candidate_order():
     assert np.all(np.abs(scores) <= 1 + 1e-6)
 
 
+def test_an_evaluation_pass_encodes_each_distinct_question_once():
+    """Issue 56 item 3: queries that share candidates, and a query that is another's candidate, cost one
+    encoding each per pass (the repeats left are across passes: new weights each epoch, dev then test)."""
+    corpus, m = encode_corpus(CORPUS, VOCAB), model()
+    queries = [EvalQuery("3", ("4",), ("4", "9", "1", "7"), (4.0, 3.0, 2.0, 1.0)),
+               EvalQuery("9", ("3",), ("3", "4", "1", "12"), (4.0, 3.0, 2.0, 1.0)),
+               EvalQuery("4", ("9",), ("9", "7", "3", "1"), (4.0, 3.0, 2.0, 1.0))]
+    encoded: list[int] = []
+    forward = m.forward
+
+    def counted(title, *rest):
+        encoded.append(len(title))
+        return forward(title, *rest)
+
+    m.forward = counted
+    candidate_scores(m, corpus, queries, device="cpu")
+    assert sum(encoded) == len({"3", "4", "9", "1", "7", "12"})
+
+
 def test_bad_pooling_is_refused_early():
     with pytest.raises(ValueError):
         QuestionEncoderConfig(pooling="sum")
