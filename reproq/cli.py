@@ -489,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "each run so: their runner compares them all once, at the end)")
     run.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                      help="the seconds a notebook may run before it is stopped, its kernel with it, in one line, or "
-                          "'none' for no limit (default: three times its last recorded run, at least ten minutes)")
+                          "'none' for no limit (default: three times its longest recorded run, at least ten minutes)")
     run.add_argument("--executor", choices=runner.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")

@@ -107,18 +107,21 @@ class Unit:
     expected_s: float
 
 
-def expected_seconds(profile: str) -> dict[str, float]:
-    """Each notebook's last recorded wall seconds in the ``pipeline_cost.json`` of where the profile's runs write
-    (none where unreadable); for the profile of the committed study (:data:`reproq.paths.COMMITTED_PROFILE`), the
-    committed study's where the run folder has none yet."""
+def expected_seconds(profile: str, *, longest: bool = False) -> dict[str, float]:
+    """Each notebook's last recorded wall seconds (``longest``: the longest recorded, ``longest_s``, where longer) in
+    the ``pipeline_cost.json`` of where the profile's runs write (none where unreadable); for the profile of the
+    committed study (:data:`reproq.paths.COMMITTED_PROFILE`), the committed study's where the run folder has none
+    yet."""
     places = [paths.output_dirs(profile)[0]]
     if profile == paths.COMMITTED_PROFILE:
         places.insert(0, paths.committed_dirs()[0])
     recorded = {}
     for place in dict.fromkeys(places):  # the run folder's own last times win
         recorded |= atomic.read_json(place / "pipeline_cost.json", otherwise="no expected times") or {}
-    return {name: float(entry["seconds"]) for name, entry in recorded.items()
-            if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))}
+    return {name: float(max(entry["seconds"], entry.get("longest_s", 0) if longest else 0))
+            for name, entry in recorded.items()
+            if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))
+            and isinstance(entry.get("longest_s", 0), (int, float))}
 
 
 def plan(notebooks: Sequence[Path], expected: dict[str, float],

@@ -217,10 +217,14 @@ def executor_environment(name: str = "local", *, address: str | None = None, wor
 
 
 def record_cost(profile: str, notebook: str, cost: dict) -> Path:
-    """Add (or replace) ``notebook``'s entry in the profile's ``pipeline_cost.json`` (atomically)."""
+    """Add (or replace) ``notebook``'s entry in the profile's ``pipeline_cost.json`` (atomically), keeping the
+    longest ``seconds`` it was ever recorded at as ``longest_s`` (what :func:`time_limit` allows for)."""
     with atomic.updating(paths.output_dirs(profile)[0] / "pipeline_cost.json") as path:
         entries = atomic.read_json(path, otherwise="started afresh with this notebook") or {}
-        entries[notebook] = cost
+        before = entries.get(notebook) if isinstance(entries.get(notebook), dict) else {}
+        longest = [t for t in (before.get("longest_s"), before.get("seconds"), cost.get("seconds"))
+                   if isinstance(t, (int, float))]
+        entries[notebook] = {**cost, **({"longest_s": max(longest)} if longest else {})}
         atomic.write_json(path, dict(sorted(entries.items())))
     return path
 
@@ -328,9 +332,10 @@ def admission(profile: str, notebook: Path) -> tuple[Path, Path]:
 
 
 def time_limit(profile: str, notebook: Path) -> float | None:
-    """The default time limit of one run of ``notebook``: three times its last recorded run, at least ten minutes
-    (generous: a hung cell is caught, a slow machine is not); None where no run was recorded."""
-    last = notebook_schedule.expected_seconds(profile).get(notebook.stem)
+    """The default time limit of one run of ``notebook``: three times its longest recorded run, at least ten minutes
+    (generous: a hung cell is caught, a slow machine is not; the longest, for a run that reused its checkpoints is
+    short and the next, after a change that retrains them, is not); None where no run was recorded."""
+    last = notebook_schedule.expected_seconds(profile, longest=True).get(notebook.stem)
     return None if last is None else max(600.0, 3 * last)
 
 
@@ -393,7 +398,7 @@ def _run_notebook(notebook: Path, *, profile: str, parameters: dict | None, forc
                                                               kernel_manager_class=_local_kernel_manager()),
                            allowed)
     except _PastTimeLimit:
-        said = f"{allowed:.0f} s " + ("(--time-limit)" if limit else "(three times its last recorded run, at least "
+        said = f"{allowed:.0f} s " + ("(--time-limit)" if limit else "(three times its longest recorded run, at least "
                                                                    "ten minutes; --time-limit SECONDS sets another)")
         raise NotebookFailed(f"{notebook.name}: stopped at its time limit of {said}, its kernel with it; the executed "
                              f"copy so far is {executed}") from None
@@ -573,7 +578,7 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     not reused, each naming the batch that wrote it (:mod:`reproq.train.retrain`). ``jobs`` notebooks run side by side
     (None: as many as the cores allow, :func:`reproq.notebook_schedule.default_jobs`; :mod:`reproq.notebook_schedule` says what may
     overlap); with more than one, a failure is raised after the others finished. ``limit``: the seconds one notebook may
-    run (default: :func:`time_limit`, from each notebook's last recorded run). The notebooks write into the profile's
+    run (default: :func:`time_limit`, from each notebook's longest recorded run). The notebooks write into the profile's
     run folder (:func:`reproq.paths.output_dirs`); with ``commit``, into the committed ``results/`` and ``figures/``
     (a maintainer's run: their reading cells are written from the new records too)."""
     if profile not in PROFILES:

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from reproq import paths, runner
+from reproq import notebook_schedule, paths, runner
 
 
 def write_notebook(path, *cells):
@@ -487,6 +487,11 @@ def test_the_default_time_limit_is_generous_and_follows_the_last_recorded_run(no
     assert runner.time_limit("smoke", nb) == 600.0  # at least ten minutes
     runner.record_cost("smoke", "00_timed", {"seconds": 1200.0})
     assert runner.time_limit("smoke", nb) == 3600.0
+    # a rerun that reused its checkpoints is short; the limit stays the longest run's, for the next may retrain (a
+    # --commit run of notebook 06 was stopped so at 1,316 s, three times a 439 s run that had trained nothing)
+    runner.record_cost("smoke", "00_timed", {"seconds": 240.0})
+    assert runner.time_limit("smoke", nb) == 3600.0
+    assert notebook_schedule.expected_seconds("smoke")["00_timed"] == 240.0  # the schedule's last time is the last
 
 
 def test_every_record_says_the_settings_it_ran_under(notebook_dir):
