@@ -118,10 +118,10 @@ def expected_seconds(profile: str, *, longest: bool = False) -> dict[str, float]
     recorded = {}
     for place in dict.fromkeys(places):  # the run folder's own last times win
         recorded |= atomic.read_json(place / "pipeline_cost.json", otherwise="no expected times") or {}
-    return {name: float(max(entry["seconds"], entry.get("longest_s", 0) if longest else 0))
+    fields = ("seconds", "longest_s") if longest else ("seconds",)
+    return {name: float(max(entry[f] for f in fields if isinstance(entry.get(f), (int, float))))
             for name, entry in recorded.items()
-            if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))
-            and isinstance(entry.get("longest_s", 0), (int, float))}
+            if isinstance(entry, dict) and isinstance(entry.get("seconds"), (int, float))}
 
 
 def plan(notebooks: Sequence[Path], expected: dict[str, float],

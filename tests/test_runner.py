@@ -480,7 +480,7 @@ def test_no_default_time_limit_for_parameters_its_last_run_did_not_have(notebook
     assert limits == [600.0, None]
 
 
-def test_the_default_time_limit_is_generous_and_follows_the_last_recorded_run(notebook_dir):
+def test_the_default_time_limit_is_generous_and_follows_the_longest_recorded_run(notebook_dir):
     nb = notebook_dir / "00_timed.ipynb"
     assert runner.time_limit("smoke", nb) is None  # never run: no limit
     runner.record_cost("smoke", "00_timed", {"seconds": 30.0})
