@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import math
 import os
 import re
 import subprocess
@@ -210,7 +211,7 @@ def command(notebook: Path, *, profile: str, parameters: dict, force: bool, thre
             "--only", notebook.stem, "--jobs", "1", "--threads", str(threads), "--no-compare",  # the runner compares
             *where, *(["--force"] if force else []),
             *(["--commit"] if paths.writes_committed() else []),  # as the runner that starts it
-            *(["--time-limit", repr(limit)] if limit else []),
+            *(["--time-limit", "none" if math.isinf(limit) else repr(limit)] if limit else []),
             *(arg for k, v in parameters.items() for arg in ("-p", f"{k}={json.dumps(v)}"))]
 
 

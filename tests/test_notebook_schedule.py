@@ -123,12 +123,13 @@ def test_side_by_side_gives_the_outputs_of_one_after_another_and_a_failure_lets_
     assert all((notebook_dir / f"{n}.txt").exists() for n in ("00_a", "01_b", "03_c"))  # the others finished
 
 
-def test_a_time_limit_reaches_the_side_by_side_children():
+@pytest.mark.parametrize("limit", [60.0, float("inf")])  # inf: --time-limit none
+def test_a_time_limit_reaches_the_side_by_side_children(limit):
     from reproq import cli
 
     command = notebook_schedule.command(paths.NOTEBOOKS_DIR / "04_trecqa_ctrn.ipynb", profile="smoke", parameters={},
-                               force=False, threads=1, executor={"executor": "local"}, limit=60.0)
-    assert cli.build_parser().parse_args(command[4:]).time_limit == 60.0  # [python, -c, bootstrap, notebooks, run ...]
+                               force=False, threads=1, executor={"executor": "local"}, limit=limit)
+    assert cli.build_parser().parse_args(command[4:]).time_limit == limit  # [python, -c, bootstrap, notebooks, run ...]
     # each child runs one notebook and does not compare it: the runner compares them all once, at the end (a child
     # of notebook 13, with no record, failed so at the end of a make reproduce)
     assert cli.build_parser().parse_args(command[4:]).no_compare
