@@ -216,6 +216,27 @@ def executor_environment(name: str = "local", *, address: str | None = None, wor
     return run_settings.environment(executor=name, address=address, workers=None if workers is None else str(workers))
 
 
+FOLDERS = {"REPROQ_DATA": paths.data_dir, "REPROQ_BUILD": paths.build_dir}  # as reproq.paths reads them
+
+
+@contextlib.contextmanager
+def absolute_folders():
+    """The data and build folders, and a data mirror that is a folder, given relative (``REPROQ_BUILD=relbuild``) made
+    absolute, as this process reads them, for the processes started inside the block: a kernel runs in
+    ``notebooks/`` and would read a relative one there (the notebook's records went to ``notebooks/relbuild/``, and
+    its stamp listed none of them)."""
+    absolute = {variable: str(folder()) for variable, folder in FOLDERS.items() if os.environ.get(variable)}
+    mirror = paths.data_mirror()
+    if mirror and "://" not in mirror:
+        absolute["REPROQ_DATA_MIRROR"] = os.path.abspath(os.path.expanduser(mirror))
+    saved = {variable: os.environ[variable] for variable in absolute}
+    os.environ.update(absolute)
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
+
+
 def record_cost(profile: str, notebook: str, cost: dict) -> Path:
     """Add (or replace) ``notebook``'s entry in the profile's ``pipeline_cost.json`` (atomically), keeping the
     longest ``seconds`` it was ever recorded at as ``longest_s`` (what :func:`time_limit` allows for)."""
@@ -593,25 +614,28 @@ def run(*, profile: str = "cpu", only: Sequence[str] = (), parameters: dict | No
     retrained = (run_settings.environment(retrain_batch=uuid.uuid4().hex) if retrain
                  else contextlib.nullcontext())
     start, load_before, ran = time.time(), os.getloadavg(), {}
+    given = parameters or {}
+
+    def own(nb: Path) -> dict:  # a notebook gets the parameters it has: another's would enter its fingerprint
+        return {k: v for k, v in given.items() if k in notebook_parameters(nb)}
+
     with thread_environment(n), allocator_environment(), executor_environment(executor, address=address,
                                                                                workers=workers), retrained, \
-            committing(commit):
+            committing(commit), absolute_folders():
         if jobs == 1 or len(chosen) == 1:
             expected = notebook_schedule.expected_seconds(profile)
             for k, nb in enumerate(chosen, 1):
                 if progress:
                     yield Outcome(nb.stem, "started", 0.0, executed_copy(profile, nb), _eta(k, chosen, expected))
-                outcome = run_notebook(nb, profile=profile, parameters=parameters, force=force or retrain,
+                outcome = run_notebook(nb, profile=profile, parameters=own(nb), force=force or retrain,
                                        progress=progress, limit=limit)
                 ran |= {nb.stem: outcome.seconds} if outcome.status == "ran" else {}
                 yield outcome
         else:
-            given = parameters or {}
             for outcome in _side_by_side(chosen, jobs, profile=profile, force=force or retrain, progress=progress,
-                                         parameters=lambda nb: {k: v for k, v in given.items()
-                                                                if k in notebook_parameters(nb)},
-                                         threads=n, executor=dict(executor=executor, address=address,
-                                                                  workers=workers), limit=limit):
+                                         parameters=own, threads=n,
+                                         executor=dict(executor=executor, address=address, workers=workers),
+                                         limit=limit):
                 ran |= {outcome.notebook: outcome.seconds} if outcome.status == "ran" else {}
                 yield outcome
         if not only and set(ran) == {nb.stem for nb in chosen}:  # the whole pipeline, every notebook run, none failed

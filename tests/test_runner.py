@@ -48,6 +48,45 @@ def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path)
     assert (notebook_dir / "out.txt").read_text().splitlines() == ["smoke 1", "smoke 2", "smoke 2"]
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_notebook_is_given_only_its_own_parameters_and_is_not_rerun_for_anothers(notebook_dir, jobs):
+    write_notebook(notebook_dir / "00_ok.ipynb", "open('out_00.txt', 'a').write(f'{sorted(dir())}\\n')")
+    other = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('PROFILE = "cpu"\nOTHER = 1')
+    params.metadata["tags"] = ["parameters"]
+    other.cells = [params, nbformat.v4.new_code_cell("open('out_01.txt', 'a').write(f'{OTHER}\\n')")]
+    other.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(other, notebook_dir / "01_other.ipynb")
+    list(runner.run(profile="smoke", progress=False, jobs=jobs))
+    outcomes = list(runner.run(profile="smoke", progress=False, jobs=jobs, parameters={"OTHER": 2}))
+    assert {o.notebook: o.status for o in outcomes} == {"00_ok": "skipped", "01_other": "ran"}
+    assert (notebook_dir / "out_01.txt").read_text().splitlines() == ["1", "2"]
+    assert "OTHER" not in (notebook_dir / "out_00.txt").read_text()
+
+
+def test_relative_data_and_build_folders_are_the_same_folders_to_the_kernels(notebook_dir, tmp_path, monkeypatch):
+    """A kernel runs in notebooks/: a relative REPROQ_BUILD read there was another folder (its records went to
+    notebooks/relbuild/ and its stamp listed none)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REPROQ_BUILD", "relbuild")
+    monkeypatch.setenv("REPROQ_DATA", "mydata")
+    monkeypatch.setenv("REPROQ_DATA_MIRROR", "mirror")
+    write_notebook(notebook_dir / "00_where.ipynb",
+                   "import json, os\n"
+                   "from reproq import paths\n"
+                   "json.dump({v: os.environ[v] for v in ('REPROQ_BUILD', 'REPROQ_DATA', 'REPROQ_DATA_MIRROR')} | "
+                   "{'results': str(paths.output_dirs('smoke')[0])}, open('where.json', 'w'))")
+    list(runner.run(profile="smoke", progress=False))
+    seen = json.loads((notebook_dir / "where.json").read_text())
+    assert seen == {"REPROQ_BUILD": str(tmp_path / "relbuild"), "REPROQ_DATA": str(tmp_path / "mydata"),
+                    "REPROQ_DATA_MIRROR": str(tmp_path / "mirror"),
+                    "results": str(tmp_path / "relbuild" / "smoke" / "results")}
+    assert os.environ["REPROQ_BUILD"] == "relbuild"  # restored after the batch
+    monkeypatch.setenv("REPROQ_DATA_MIRROR", "https://example.org/mirror")  # an address stays as it is
+    list(runner.run(profile="smoke", progress=False, force=True))
+    assert json.loads((notebook_dir / "where.json").read_text())["REPROQ_DATA_MIRROR"] == "https://example.org/mirror"
+
+
 def test_a_run_of_every_notebook_records_its_wall_time_by_jobs_and_a_partial_run_does_not(notebook_dir):
     for name in ("00_a", "01_b"):
         write_notebook(notebook_dir / f"{name}.ipynb", "x = 1")
