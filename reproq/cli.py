@@ -59,7 +59,7 @@ from pathlib import Path
 from reproq import atomic, notebook_schedule, paths, runner
 from reproq.data import sources
 from reproq.data.errors import DataError
-from reproq.data.registry import DATASETS, DESCRIPTIONS
+from reproq.data.registry import DATASETS, DESCRIPTIONS, files_of
 
 
 def _data_fetch(args) -> int:
@@ -67,6 +67,8 @@ def _data_fetch(args) -> int:
     them stops). No name: every dataset, exit 0 with one line per dataset that needs a step by hand (a file with no
     pinned hash, one no source had), so that ``reproq data fetch && reproq run`` runs."""
     missing: dict[str, list] = {}  # dataset -> its results that failed
+    for dataset in args.datasets:  # every name checked before the first download
+        files_of(dataset)
     for dataset in args.datasets or DATASETS:
         for result in sources.fetch(dataset, force=args.force):
             if result.state == "failed":
@@ -145,6 +147,31 @@ def _where_outputs_go(profile: str, commit: bool) -> None:
     print(f"writing to {results_dir} and {figures_dir}{elsewhere}", flush=True)
 
 
+NOT_REHEARSED = {"only": "--only", "param": "--param", "force": "--force", "retrain": "--retrain", "jobs": "--jobs",
+                 "no_compare": "--no-compare", "time_limit": "--time-limit", "address": "--address",
+                 "workers": "--workers"}  # what a notebook run reads and a rehearsal, which runs none, does not
+
+
+def _check_run_options(args) -> None:
+    """ValueError, one line, for options ``reproq run`` would accept and then not act on: a notebook run's options
+    with ``--rehearse`` (which runs no notebook), ``--family`` without it, and ``--commit`` with a profile the
+    committed study is not (it is the cpu profile's: a paper run's numbers would replace it)."""
+    if args.rehearse:
+        given = [flag for name, flag in NOT_REHEARSED.items() if getattr(args, name) not in (None, False, [])]
+        given += ["--executor"] * (args.executor != "local")
+        if given:
+            raise ValueError(f"--rehearse runs no notebook, so {', '.join(given)} would do nothing: leave "
+                             f"{'it' if len(given) == 1 else 'them'} out, or run without --rehearse")
+    elif args.family:
+        raise ValueError("--family chooses the model families --rehearse builds; add --rehearse, or leave it out to "
+                         "run the notebooks")
+    elif args.commit and args.profile != paths.COMMITTED_PROFILE:
+        raise ValueError(f"--commit writes the committed results/ and figures/, which are the "
+                         f"{paths.COMMITTED_PROFILE} profile's; a {args.profile} run writes "
+                         f"{'build/smoke/' if args.profile == 'smoke' else f'build/runs/{args.profile}/'} "
+                         "(leave --commit out)")
+
+
 def _rehearse(args) -> int:
     """``reproq run --rehearse``: every shape of the profile built, stepped and evaluated once
     (:mod:`reproq.rehearsal`), and its plan written."""
@@ -170,6 +197,7 @@ def _rehearse(args) -> int:
 
 
 def _run(args) -> int:
+    _check_run_options(args)
     if args.rehearse:
         return _rehearse(args)
     covered = []
@@ -193,7 +221,8 @@ def _run(args) -> int:
         print(f"FAILED   {exc}", file=sys.stderr)
         return 1
     if covered and args.profile != "smoke" and not args.commit and not args.no_compare:
-        _compare_with_the_study(args.profile, covered)
+        with runner.committing(False):  # the run folder, whatever REPROQ_WRITE_COMMITTED says outside the run
+            _compare_with_the_study(args.profile, covered)
     elif covered:  # say why there is no comparison
         print("\nno comparison with the committed study: " + (
             "a smoke run's sizes are not the committed cpu profile's (`reproq run --only NN` runs and compares one "
@@ -243,9 +272,10 @@ def _threads() -> int:
 def _bench(args) -> int:
     with runner.committing(args.commit):
         results_dir, _ = paths.output_dirs(args.profile)
+    unknown = [name for name in args.names if name not in BENCHMARKS]
+    if unknown:  # before the first benchmark, which runs for minutes
+        raise ValueError(f"unknown benchmark {unknown[0]!r}; known: {', '.join(BENCHMARKS)}")
     for name in args.names or BENCHMARKS:
-        if name not in BENCHMARKS:
-            raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
         out = results_dir / "bench" / f"{name}_{_threads()}thread.json"  # speed depends on the thread count
         with runner.allocator_environment():  # before the benchmark's first allocation
             result = importlib.import_module(BENCHMARKS[name]).main(out, profile=args.profile)
@@ -258,7 +288,9 @@ def _bench(args) -> int:
 def _gpu_check(args) -> int:
     from reproq.bench import gpu_check
 
-    return gpu_check.main([] if args.out is None else ["--out", args.out])
+    if args.out is not None and not args.out.strip():
+        raise ValueError("--out needs a file name (e.g. --out gpu_check.json)")
+    return gpu_check.main([] if args.out is None else [f"--out={args.out}"])  # a name may begin with "-"
 
 
 def _scope(args) -> int:
@@ -425,8 +457,9 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         known = {o for parser in _parsers(self) for action in parser._actions for o in action.option_strings}
-        typed = [a.split("=")[0] for a in getattr(self, "argv", []) if a.startswith("--")]
-        for unknown in (a for a in typed if a not in known):
+        typed = [a.split("=")[0] for a in getattr(self, "argv", []) if a.startswith("--") and a != "--"]
+        # a prefix of a known option is argparse's abbreviation (--thr: --threads), or ambiguous, which it says itself
+        for unknown in (a for a in typed if not any(o.startswith(a) for o in known)):
             close = difflib.get_close_matches(unknown, sorted(known), n=1)
             message = f"unknown option {unknown}" + (f": did you mean {close[0]}?" if close else "")
             break
@@ -482,8 +515,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="notebooks side by side, each in its own process at --threads each (default: cores / "
                           "threads; 1 with --executor dask); the same records as one after another")
     run.add_argument("--commit", action="store_true",
-                     help="for maintainers: write the committed results/ and figures/ (and the notebooks' reading "
-                          "cells) instead of the run folder build/runs/<profile>/")
+                     help="for maintainers, at the cpu profile (the committed study's): write the committed "
+                          "results/ and figures/ (and the notebooks' reading cells) instead of the run folder "
+                          "build/runs/<profile>/")
     run.add_argument("--no-compare", action="store_true",
                      help="end without the comparison with the committed study (a side-by-side run's notebooks are "
                           "each run so: their runner compares them all once, at the end)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reproq import cli, paths
@@ -42,11 +44,55 @@ def test_fetch_from_the_mirror_then_verify(tmp_path, monkeypatch, capsys, real_d
     (["labs", "--autograde", "lab1_metrics", "no-such.ipynb"], "no-such.ipynb: no such notebook to grade"),
     (["run", "--only", "99"], "no notebook matches 99"),
     (["bench", "nope"], "unknown benchmark 'nope'"),
+    (["gpu-check", "--out="], "--out needs a file name"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(argv, message, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "--only", "01", "--family", "answer ranker"], "--family chooses the model families --rehearse builds"),
+    (["run", "--rehearse", "--only", "01", "-p", "SEEDS=[1]"], "so --only, --param would do nothing"),
+    (["run", "--rehearse", "--executor", "dask"], "so --executor would do nothing"),
+    (["run", "--profile", "paper", "--commit", "--only", "01"], "a paper run writes build/runs/paper/"),
+    (["run", "--profile", "smoke", "--commit", "--only", "01"], "a smoke run writes build/smoke/"),
+])
+def test_run_options_it_would_not_act_on_are_refused_before_anything_runs(argv, message, monkeypatch, capsys):
+    """`--family` without `--rehearse` started a full run of the notebooks; `--rehearse` ignored a notebook run's
+    options; `--profile paper --commit` wrote paper-profile numbers over the committed cpu study."""
+    def started(*args, **kwargs):
+        raise AssertionError("it started")
+
+    monkeypatch.setattr(cli.runner, "run", started)
+    monkeypatch.setattr(cli, "_rehearse", started)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["data", "fetch", "wikiqa", "nope"], ["bench", "encoders", "nope"]])
+def test_every_name_is_checked_before_any_work_starts(argv, monkeypatch, capsys):
+    """`reproq data fetch wikiqa bogus` fetched all of WikiQA before it said 'bogus' was no dataset."""
+    began = []
+    monkeypatch.setattr(cli.sources, "fetch", lambda *a, **k: began.append(a) or iter(()))
+    monkeypatch.setattr(cli.importlib, "import_module", lambda name: began.append(name))
+    assert cli.main(argv) == 2 and "unknown" in capsys.readouterr().err
+    assert began == []
+
+
+def test_a_run_compares_its_own_folder_whatever_the_environment_says_of_the_committed_one(monkeypatch, capsys):
+    from reproq.runner import Outcome
+
+    monkeypatch.setenv("REPROQ_WRITE_COMMITTED", "1")  # set by hand: the run itself writes its run folder
+    monkeypatch.setattr(cli.runner, "run", lambda **options: iter([Outcome("01_lexical_baselines", "ran", 1.0,
+                                                                           Path("01.ipynb"))]))
+    compared = []
+    monkeypatch.setattr(cli, "_compare_with_the_study",
+                        lambda profile, notebooks: compared.append(paths.output_dirs(profile)[0]))
+    assert cli.main(["run", "--only", "01"]) == 0
+    assert compared == [paths.run_dir("cpu") / "results"] != [paths.committed_dirs()[0]]
 
 
 def test_param_values_are_json_when_they_can_be():
@@ -253,7 +299,11 @@ def test_a_read_only_or_full_folder_met_by_a_real_run_is_one_line(folder, how, s
 
 
 @pytest.mark.parametrize("argv, said", [(["--versoin"], "unknown option --versoin: did you mean --version?"),
-                                        (["run", "--onyl", "04"], "unknown option --onyl: did you mean --only?")])
+                                        (["run", "--onyl", "04"], "unknown option --onyl: did you mean --only?"),
+                                        # argparse's own word where it knows better: an ambiguous abbreviation, and
+                                        # a wrong value after an abbreviation it took (--thr: --threads)
+                                        (["run", "--re", "--only", "04"], "ambiguous option: --re could match"),
+                                        (["run", "--thr", "2", "--jobs", "x"], "--jobs/-j: invalid int value: 'x'")])
 def test_a_mistyped_option_is_named_with_the_one_meant(argv, said, capsys):
     """Issue 54: `reproq --versoin` said only that a command was required."""
     with pytest.raises(SystemExit) as exit_:
