@@ -8,7 +8,7 @@
                                                 file of a dataset named here is missing
     reproq run [--profile cpu] [--only 01 ...] [--param KEY=VALUE ...] [--force | --retrain] [--threads N]
                [--jobs N] [--executor local|dask] [--address tcp://HOST:8786] [--workers N]
-               [--time-limit SECONDS] [--commit]
+               [--time-limit SECONDS] [--commit] [--no-compare]
                                                 execute the notebooks headless (papermill) into the run folder
                                                 build/runs/<profile>/ and compare every record with the
                                                 committed study (build/runs/<profile>/comparison.md); --commit
@@ -17,6 +17,10 @@
                                                 cells; one torch thread unless --threads or OMP_NUM_THREADS
                                                 says otherwise; notebooks side by side as the cores allow
                                                 (--jobs); the grids' runs one after another, or on Dask
+    reproq run --rehearse [--profile paper] [--family FAMILY ...] [--threads N] [--commit]
+                                                no notebook: each model family built at the profile's largest
+                                                configuration, one step and one evaluation on this device, and a
+                                                plan of the hours (build/rehearsal/<profile>/plan.md)
     reproq bench [encoders|pretraining|answer-ranking|full-collection|threads ...] [--profile cpu] [--commit]
                                                 speed benchmarks; numbers go to build/runs/<profile>/results/bench/
                                                 <name>_<threads>thread.json (--commit: results/bench/)
@@ -31,6 +35,9 @@
                                                 the book into docs/ (committed: open docs/index.html), one page per
                                                 paper into results/<the report>/<paper>.md, the notebooks' reading
                                                 cells and a screenshot (Chromium) into figures/report/
+    reproq machines OTHER_RESULTS [--only 04 ...] [--write]
+                                                another machine's run of the same notebooks against the committed
+                                                records, seed by seed (--write: results/machines/)
     reproq labs [--out DIR] [--only LAB ...]    the course labs: student release (no solutions, no outputs) and
                                                 instructor's source under build/labs/ (nbgrader)
     reproq labs --autograde LAB NOTEBOOK [--student ID]
@@ -402,12 +409,21 @@ def _labs(args) -> int:
     out = Path(args.out or paths.build_dir() / "labs")
     if args.autograde:
         lab, given = course.known(args.autograde[0]), Path(args.autograde[1])
+        if args.student is not None and given.is_dir():
+            raise ValueError(f"--student names the student of one notebook; in a folder each <student>/{lab}.ipynb "
+                             "is graded as its folder's student")
+        if args.student is not None and (Path(args.student).name != args.student or args.student in ("", ".", "..")):
+            raise ValueError(f"--student {args.student!r} is not a plain id (no folders): the graded copy goes to "
+                             "<course>/submitted/<id>/")
         if given.is_dir():
             found, skipped = course.submissions(lab, given)
             for line in skipped:
                 print(line, file=sys.stderr)
         else:
             found, skipped = {args.student or given.stem: given}, []
+        if given.is_dir() and not found:
+            print(f"no <student>/{lab}.ipynb in {given}: nothing graded", file=sys.stderr)
+            return 1
         for student, submission in found.items():
             try:
                 grade = course.autograde(out, lab, submission, student=student)
@@ -523,7 +539,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "each run so: their runner compares them all once, at the end)")
     run.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
                      help="the seconds a notebook may run before it is stopped, its kernel with it, in one line, or "
-                          "'none' for no limit (default: three times its longest recorded run, at least ten minutes)")
+                          "'none' for no limit (default: three times its longest recorded run, at least ten minutes; "
+                          "none for a notebook never timed, or given one of its own parameters)")
     run.add_argument("--executor", choices=runner.EXECUTORS, default="local",
                      help="where the grids' training runs execute: in the notebook, one after another (default), or "
                           "on a Dask cluster (same records, same order)")
@@ -570,7 +587,8 @@ def build_parser() -> argparse.ArgumentParser:
     machines_command.add_argument("other", metavar="OTHER_RESULTS", help="a results folder of the same notebooks")
     machines_command.add_argument("--only", nargs="+", default=[], metavar="NOTEBOOK", help="e.g. 04 06")
     machines_command.add_argument("--write", action="store_true",
-                                  help="also write the table to results/machines/cross_machine.{csv,md}")
+                                  help="also write the table to results/machines/cross_machine.{csv,md} (with "
+                                       "--only, cross_machine__<notebook>.{csv,md}, beside it)")
     machines_command.set_defaults(func=_machines)
 
     labs_command = commands.add_parser("labs", help="the course labs: nbgrader's student release, or autograding")

@@ -64,7 +64,7 @@ def notebooks(only: Sequence[str] = ()) -> list[Path]:
     found = notebook_schedule.in_order()
     if not only:
         return found
-    only = [f"{int(o):02d}" if o.isdigit() else o for o in only]  # 4 is 04
+    only = [f"{int(o):02d}" if o.isascii() and o.isdigit() else o for o in only]  # 4 is 04
     chosen = [p for p in found if any(p.stem == o or p.stem.startswith(f"{o}_") or p.name == o for o in only)]
     unknown = [o for o in only if not any(p.stem == o or p.stem.startswith(f"{o}_") or p.name == o for p in found)]
     if unknown:
@@ -212,6 +212,9 @@ def allocator_environment():
 def executor_environment(name: str = "local", *, address: str | None = None, workers: int | None = None):
     """The executor the notebooks' grids run on (:mod:`reproq.train.executors`), for the kernels started inside the
     block; checked here, before any notebook starts."""
+    if name == "dask" and address is not None and workers is not None:
+        raise ValueError("--workers sizes the local Dask cluster reproq starts; with --address the grids run on that "
+                         "scheduler's own workers (leave --workers out)")
     executors.check(name, address=address, workers=workers)
     return run_settings.environment(executor=name, address=address, workers=None if workers is None else str(workers))
 

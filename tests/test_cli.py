@@ -45,6 +45,9 @@ def test_fetch_from_the_mirror_then_verify(tmp_path, monkeypatch, capsys, real_d
     (["run", "--only", "99"], "no notebook matches 99"),
     (["bench", "nope"], "unknown benchmark 'nope'"),
     (["gpu-check", "--out="], "--out needs a file name"),
+    (["run", "--only", "\u00b2"], "no notebook matches \u00b2"),  # a digit to str.isdigit, not to int()
+    (["run", "--executor", "dask", "--address", "tcp://127.0.0.1:1", "--workers", "2"], "leave --workers out"),
+    (["labs", "--autograde", "lab1_metrics", "alice.ipynb", "--student", "../x"], "'../x' is not a plain id"),
 ])
 def test_bad_arguments_get_one_line_and_exit_2(argv, message, capsys):
     assert cli.main(argv) == 2
@@ -80,6 +83,13 @@ def test_every_name_is_checked_before_any_work_starts(argv, monkeypatch, capsys)
     monkeypatch.setattr(cli.importlib, "import_module", lambda name: began.append(name))
     assert cli.main(argv) == 2 and "unknown" in capsys.readouterr().err
     assert began == []
+
+
+def test_a_folder_is_graded_as_its_students_and_one_with_none_grades_nothing_in_one_line(tmp_path, capsys):
+    assert cli.main(["labs", "--autograde", "lab1_metrics", str(tmp_path), "--student", "ada"]) == 2
+    assert "in a folder each <student>/lab1_metrics.ipynb is graded as its folder's student" in capsys.readouterr().err
+    assert cli.main(["labs", "--autograde", "lab1_metrics", str(tmp_path)]) == 1
+    assert f"no <student>/lab1_metrics.ipynb in {tmp_path}: nothing graded" in capsys.readouterr().err
 
 
 def test_a_run_compares_its_own_folder_whatever_the_environment_says_of_the_committed_one(monkeypatch, capsys):
