@@ -7,10 +7,10 @@ Environment variables (all optional):
 - ``REPROQ_DATA_MIRROR``: a folder or URL with the same layout that stands in for upstream downloads.
 - ``REPROQ_BUILD``: scratch space for executed notebooks, checkpoints, synthetic data (default ``build/`` in the
   checkout).
+- ``REPROQ_WRITE_COMMITTED``: ``1`` while ``reproq run --commit`` writes the committed study.
 
 A relative folder is read against the folder the command starts in; ``reproq run`` hands its notebooks, which run in
 ``notebooks/``, the same folders made absolute (:func:`reproq.runner.absolute_folders`).
-- ``REPROQ_WRITE_COMMITTED``: ``1`` while ``reproq run --commit`` writes the committed study.
 
 A run writes its deliverables into its run folder (``build/runs/<profile>/results`` and ``figures``; a ``smoke`` run
 under ``build/smoke/``), never over the committed ``results/`` and ``figures/``, which only a maintainer's
