@@ -47,6 +47,9 @@
 
 Errors about data, parameters or notebooks are printed as one message, never as a traceback (exit 2; a
 failed notebook 1; Ctrl-C 130).
+
+Longer than most modules here: it is the whole command line, every subcommand's parser, the checks it makes before
+any work and the one-line errors, so that what ``reproq`` accepts is read in one place.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ and steps, read from the same grid functions and the notebooks' own literals —
 ``METHODS`` — as the notebooks use them), costed at the shape's measured step and dev pass, summed per notebook and
 for ``make reproduce PROFILE=<profile>``. It is an estimate of training steps and dev evaluations at the largest
 configuration of each grid, without early stopping.
+
+Longer than most modules here: the shapes of six model families, the rehearsal of each and the plan that costs every
+notebook's work from them share the same grids and are read together.
 """
 
 from __future__ import annotations

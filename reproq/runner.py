@@ -17,6 +17,9 @@ What each run cost — wall seconds, the kernel's peak resident memory (sampled)
 recorded in ``pipeline_cost.json`` beside the profile's results (:func:`record_cost`); ``reproq scope --write``
 turns the committed one into the guide's cost table. A run that writes the committed ``results/`` rewrites the
 notebook's reading cells from them (:mod:`reproq.report.readings`).
+
+Longer than most modules here: running one notebook safely (its lock, time limit, kernel, Ctrl-C, kept copy, cost and
+stamp) and the batch around it are one piece; what may run side by side is :mod:`reproq.notebook_schedule`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """reproq's modules import each other without a cycle: a module's imports, at its top and inside its functions, name
-only modules that do not import it back, directly or through others."""
+only modules that do not import it back, directly or through others; and a module that must be long says why."""
 
 from __future__ import annotations
+
+import re
 
 from reproq import paths
 from reproq.imports import import_graph
@@ -68,3 +70,15 @@ def test_the_walk_finds_a_cycle_through_an_import_inside_a_function(tmp_path):
     assert cycles(import_graph(package)) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     (package / "sub" / "b.py").write_text("def f():\n    return 1\n")
     assert cycles(import_graph(package)) == []
+
+
+def test_a_module_over_300_lines_says_why_in_its_docstring():
+    """STYLE.md 2: library modules aim under ~300 lines; a file that must be larger says why in its docstring."""
+    import ast
+
+    long = {path: ast.get_docstring(ast.parse(path.read_text())) or ""
+            for path in sorted((paths.ROOT / "reproq").rglob("*.py")) if len(path.read_text().splitlines()) > 300}
+    assert len(long) >= 10
+    silent = [str(path.relative_to(paths.ROOT)) for path, doc in long.items()
+              if not re.search(r"\b[Ll]onger than\b", doc)]
+    assert not silent, f"modules over 300 lines that do not say why: {silent}"

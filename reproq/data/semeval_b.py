@@ -31,6 +31,9 @@ question), the query's subject and body repeated in each::
   threads are: every question and comment of subtask B's train part 2, subtask A's train part 2 and the organisers'
   2015 extras, and part 1's questions (its CSV has no comments). A question whose subject and body are also a dev or
   test question's (a shared forum thread) is left out with its comments, so no dev or test text is pre-trained on.
+
+Longer than most modules here: the format, the derived part 1, the gold join, the leakage check and the
+pre-training texts of one dataset, each relied on by the others.
 """
 
 from __future__ import annotations

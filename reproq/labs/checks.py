@@ -5,6 +5,9 @@ A check passes silently or raises ``AssertionError`` with a message meant for th
 (when the answer matches a known mistake) which mistake it looks like and how to mend it. A check runs the student's
 function with reproq's own implementation of what it asks for refused (:func:`asks`): a submission that hands the
 work to the library fails the check, and its cell scores nothing.
+
+Longer than most modules here: one check per exercise of every lab, each beside the known mistakes it recognises;
+a check is read with its mistakes, so they stay together.
 """
 
 from __future__ import annotations

@@ -5,7 +5,10 @@ Here: the paper's configurations at a profile's scale (:func:`lei_grid`: §6's g
 parameter counts, the gate figures' records (Figure 5; :mod:`reproq.question_retrieval.gates` reads the gates) and the
 pre-training figure's (Figure 3) with the "does pre-training help" table; :mod:`reproq.figures.lei2016` draws
 Figures 3–5. The committed words of notebooks 00, 03, 07 and 08 (``READINGS``, :mod:`reproq.report.readings`) and the
-the guide's findings of notebooks 00–03, 07, 08 and the encoder benchmark (``FINDINGS``) are written here too.
+guide's findings of notebooks 00–03, 07, 08 and the encoder benchmark (``FINDINGS``) are written here too.
+
+Longer than most modules here: it is the paper's one home (issue 43's unit), its configurations, records, claims
+and four notebooks' readings together, as :mod:`reproq.papers.tay2018` is.
 """
 
 from __future__ import annotations

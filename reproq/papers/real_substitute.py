@@ -25,6 +25,9 @@ The protocol, fixed before any run and the same for every network:
 Beside them: the search engine's own order (the scorer's "IR" baseline), BM25, Lei et al.'s TF-IDF chosen on dev, the
 word-overlap counts, dos Santos et al.'s six Lucene similarities, the zero-shot anchor (all-MiniLM-L6-v2), and every
 2016 team's primary run re-scored by the study's metrics (:mod:`reproq.baselines.semeval_runs`).
+
+Longer than most modules here: it is notebook 14's one home, as each paper module is its paper's: the protocol,
+four papers' networks, the claims declared before the runs and their readings.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ the figures), and notebook 09's readings of them (:func:`table7_reading`; :func:
 finding). Every AUC is pooled over all (query, candidate) pairs of the Android split: Table 7 reports the course
 meter's AUC and AUC(0.05) (``reproq.metrics.auc_score``), scikit-learn's McClish-standardised AUC(0.05) beside it
 under its own name.
+
+Longer than most modules here: it is the paper's one home (issue 43's unit), its configurations, records, claims
+and its notebooks' readings together, as :mod:`reproq.papers.tay2018` is.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Tables and their rows come from ``paper_numbers.csv``; coverage and status come 
 under ``results/<notebook>/*.jsonl``. The only hand-written lists are the papers' result figures
 (:mod:`reproq.papers`). Whether a number *reproduces* the paper is not decided here; what kind of number it is (a
 result of training, a data count, a configuration: each paper's ``kinds``) decides what covering it means.
+
+Longer than most modules here: the scope table and the tables made from the same rows (the papers', the costs', the
+threads') are generated together with the blocks of the README and the guide they replace.
 """
 
 from __future__ import annotations

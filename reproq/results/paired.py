@@ -6,6 +6,9 @@ b over the seeds both have, with a 95 % interval that resamples the evaluated qu
 question's value, a paired t interval over the seeds otherwise. :func:`difference_of_differences` asks how much such a
 Δ moves between two evaluations; :func:`claim` turns a Δ into *confirmed*, *contradicted* or *not shown*; a family of
 comparisons declared together is corrected by :func:`holm` over the bootstrap's own p values (:func:`bootstrap_p`).
+
+Longer than most modules here: the paired difference, its bootstrap with its slow twin, what a claim may say of it
+and Holm's correction are one statistical decision, read in one place.
 """
 
 from __future__ import annotations
