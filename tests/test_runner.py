@@ -18,9 +18,9 @@ import pytest
 from reproq import notebook_schedule, paths, runner
 
 
-def write_notebook(path, *cells):
+def write_notebook(path, *cells, parameters='PROFILE = "cpu"  # smoke | cpu | paper\nVALUE = 1'):
     nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('PROFILE = "cpu"  # smoke | cpu | paper\nVALUE = 1')
+    params = nbformat.v4.new_code_cell(parameters)
     params.metadata["tags"] = ["parameters"]
     nb.cells = [params] + [nbformat.v4.new_code_cell(c) for c in cells]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -51,12 +51,8 @@ def test_run_skips_unchanged_inputs_and_reruns_on_change(notebook_dir, tmp_path)
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_notebook_is_given_only_its_own_parameters_and_is_not_rerun_for_anothers(notebook_dir, jobs):
     write_notebook(notebook_dir / "00_ok.ipynb", "open('out_00.txt', 'a').write(f'{sorted(dir())}\\n')")
-    other = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell('PROFILE = "cpu"\nOTHER = 1')
-    params.metadata["tags"] = ["parameters"]
-    other.cells = [params, nbformat.v4.new_code_cell("open('out_01.txt', 'a').write(f'{OTHER}\\n')")]
-    other.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(other, notebook_dir / "01_other.ipynb")
+    write_notebook(notebook_dir / "01_other.ipynb", "open('out_01.txt', 'a').write(f'{OTHER}\\n')",
+                   parameters='PROFILE = "cpu"\nOTHER = 1')
     list(runner.run(profile="smoke", progress=False, jobs=jobs))
     outcomes = list(runner.run(profile="smoke", progress=False, jobs=jobs, parameters={"OTHER": 2}))
     assert {o.notebook: o.status for o in outcomes} == {"00_ok": "skipped", "01_other": "ran"}
